@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_EXPORT_EXPORT_H
+#define NASD_EXPORT_EXPORT_H
+
+/*
+ * Export table (exports(5) form), client matching, access options and
+ * credential mapping (squash). Protocol-neutral: NFSv3, NFSv4 and SMB use
+ * the same table.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "vfs/vfs.h"
+
+enum export_squash {
+	EXPORT_ROOT_SQUASH = 0, /* default */
+	EXPORT_NO_ROOT_SQUASH,
+	EXPORT_ALL_SQUASH,
+};
+
+struct export_opts {
+	bool rw;                  /* default ro, as exports(5) */
+	enum export_squash squash;
+	uint32_t anonuid;         /* default 65534 */
+	uint32_t anongid;         /* default 65534 */
+	bool secure;              /* default insecure */
+};
+
+/* One client spec: "*", a host address, or an address/prefix. */
+struct export_client {
+	char spec[64];            /* as written, for MOUNT EXPORT */
+	int family;               /* AF_UNSPEC for "*" */
+	uint8_t addr[16];
+	uint32_t prefix;          /* bits */
+	struct export_opts opts;
+};
+
+struct export {
+	char *path;               /* canonical absolute path */
+	uint32_t id;              /* fsid= or a stable hash of the path */
+	uint32_t nclients;
+	struct export_client *clients; /* first match wins */
+	struct vfs_export *vex;   /* opened by export_table_open() */
+};
+
+struct export_table {
+	uint32_t nexports;
+	struct export *exports;
+	int refs;                 /* see export_table_get/put */
+};
+
+/*
+ * export_parse_file() - parse an exports(5) file. On error returns -EINVAL
+ * and writes "file:line: reason" into @err; nothing is half-built.
+ */
+int export_parse_file(const char *file, struct export_table **out,
+		      char *err, size_t errlen);
+
+/*
+ * export_parse_spec() - add "PATH[:OPTIONS]" (command line) to @t, for all
+ * clients ("*"). Same errors as the file parser.
+ */
+int export_parse_spec(struct export_table *t, const char *spec, char *err,
+		      size_t errlen);
+
+struct export_table *export_table_new(void);
+
+/* export_table_open() - open every export's vfs root; -errno on failure. */
+int export_table_open(struct export_table *t, char *err, size_t errlen);
+void export_table_free(struct export_table *t);
+
+/*
+ * The live table: export_table_current() returns a reference that the
+ * caller gives back with export_table_put(); export_table_install() swaps
+ * in a new table (SIGHUP) while requests holding the old one finish.
+ */
+struct export_table *export_table_current(void);
+void export_table_put(struct export_table *t);
+void export_table_install(struct export_table *t);
+
+struct export *export_find_by_id(struct export_table *t, uint32_t id);
+struct export *export_find_by_path(struct export_table *t, const char *path,
+				   size_t len);
+
+/*
+ * export_match_client() - the options that apply to @addr for @e, or NULL
+ * when the client may not use the export.
+ */
+const struct export_opts *export_match_client(const struct export *e,
+					      const struct sockaddr *addr);
+
+/*
+ * export_map_cred() - AUTH_SYS/AUTH_NONE identity after squashing.
+ * @is_none: AUTH_NONE (always anonymous).
+ */
+void export_map_cred(const struct export_opts *o, bool is_none, uint32_t uid,
+		     uint32_t gid, uint32_t ngids, const uint32_t *gids,
+		     struct vfs_cred *out);
+
+#endif

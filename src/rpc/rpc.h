@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_RPC_RPC_H
+#define NASD_RPC_RPC_H
+
+/*
+ * ONC RPC v2 (RFC 5531): the call a protocol handler sees, and the
+ * program/version/procedure tables that protocols register.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "xdr/xdr.h"
+
+#define RPC_VERSION 2
+
+enum msg_type { CALL = 0, REPLY = 1 };
+enum reply_stat { MSG_ACCEPTED = 0, MSG_DENIED = 1 };
+enum accept_stat {
+	SUCCESS = 0,
+	PROG_UNAVAIL = 1,
+	PROG_MISMATCH = 2,
+	PROC_UNAVAIL = 3,
+	GARBAGE_ARGS = 4,
+	SYSTEM_ERR = 5,
+};
+enum reject_stat { RPC_MISMATCH = 0, AUTH_ERROR = 1 };
+enum auth_stat {
+	AUTH_OK = 0,
+	AUTH_BADCRED = 1,
+	AUTH_REJECTEDCRED = 2,
+	AUTH_BADVERF = 3,
+	AUTH_REJECTEDVERF = 4,
+	AUTH_TOOWEAK = 5,
+};
+enum auth_flavor {
+	AUTH_NONE = 0,
+	AUTH_SYS = 1,
+	AUTH_SHORT = 2,
+	AUTH_DH = 3,
+	RPCSEC_GSS = 6,
+};
+
+#define RPC_AUTH_MAX_BODY 400   /* RFC 5531 §8.2: opaque_auth body<400> */
+#define RPC_AUTH_SYS_MACHINE_MAX 255
+#define RPC_AUTH_SYS_NGIDS_MAX 16
+
+/* Caller identity from the credential, before any export squashing. */
+struct rpc_cred {
+	uint32_t flavor;  /* AUTH_NONE or AUTH_SYS */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngids;
+	uint32_t gids[RPC_AUTH_SYS_NGIDS_MAX];
+};
+
+struct conn;
+
+/*
+ * One RPC call in progress. Owned by the transport from the moment its
+ * record is read until rpc_call_finish(); everything a handler allocates
+ * with rpc_call_alloc() is freed then.
+ */
+struct rpc_call {
+	struct conn *conn;
+	uint32_t xid;
+	uint32_t prog;
+	uint32_t vers;
+	uint32_t proc;
+	struct rpc_cred cred;
+	struct sockaddr_storage peer; /* copy of the connection's peer */
+	socklen_t peer_len;
+	bool peer_privileged;        /* source port < 1024 */
+	struct xdr_buf args;         /* the procedure's arguments */
+	struct xdr_buf res;          /* the reply being built */
+	/* per-call bump allocator (see rpc_call_alloc) */
+	uint8_t *arena;
+	size_t arena_used;
+	size_t arena_size;
+	void *arena_overflow;        /* list of malloc'd chunks */
+	/* release hook for data borrowed by the reply tail (e.g. READ) */
+	void (*tail_release)(void *);
+	void *tail_arg;
+};
+
+/*
+ * rpc_call_alloc() - zeroed memory that lives until the call finishes.
+ * Returns NULL only when malloc fails.
+ */
+void *rpc_call_alloc(struct rpc_call *call, size_t n);
+
+/*
+ * One procedure. @decode fills @args (size args_size, zeroed) from
+ * call->args, borrowing from the receive buffer; returning false makes the
+ * reply GARBAGE_ARGS. @handle fills @res (size res_size, zeroed). @encode
+ * writes @res into call->res; false makes the reply SYSTEM_ERR. @release
+ * (optional) frees what @handle took for @res.
+ */
+struct rpc_proc {
+	const char *name;
+	size_t args_size;
+	size_t res_size;
+	bool (*decode)(struct xdr_buf *x, void *args);
+	void (*handle)(struct rpc_call *call, const void *args, void *res);
+	bool (*encode)(struct xdr_buf *x, const void *res);
+	void (*release)(struct rpc_call *call, void *res);
+	uint32_t flags;
+	size_t max_reply; /* bytes of reply body the encoder may need */
+};
+
+#define RPC_PROC_NONIDEMPOTENT 0x1 /* goes through the duplicate request cache */
+
+struct rpc_version {
+	uint32_t vers;
+	uint32_t nprocs;
+	const struct rpc_proc *procs; /* indexed by procedure number */
+};
+
+struct rpc_program {
+	uint32_t prog;
+	const char *name;
+	uint32_t nversions;
+	const struct rpc_version *versions; /* ascending by vers */
+};
+
+/*
+ * rpc_register_program() - make @prog reachable on every RPC listener.
+ * Called at start-up before listeners open; @prog must stay valid.
+ */
+void rpc_register_program(const struct rpc_program *prog);
+
+/*
+ * rpc_process_record() - decode one complete RPC record (RFC 5531 §9),
+ * authenticate, dispatch, and build the reply in call->res. Returns true
+ * when a reply must be sent, false when the message is dropped (not a
+ * CALL, or a retransmission still in progress).
+ */
+bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len);
+
+#endif

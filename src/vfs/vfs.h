@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_VFS_VFS_H
+#define NASD_VFS_VFS_H
+
+/*
+ * vfs: the only layer that touches the local filesystem. It speaks in
+ * objects (an open reference to one file of one export), attributes and
+ * 0/-errno (plus the extra values of core/err.h). It knows nothing of
+ * protocols: wire handles are opaque byte strings it mints and verifies.
+ *
+ * Credentials: every operation runs with the calling thread's fs
+ * credentials set by vfs_cred_set(), so the kernel enforces permissions.
+ * Object lookups from handles are done with root privileges internally.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define VFS_FH_MAX 128        /* NFSv4 limit; NFSv3 asks for <= 64 */
+#define VFS_NAME_MAX 255
+#define VFS_PATH_MAX 4096
+#define VFS_NGROUPS_MAX 16
+
+/* Credentials after export squashing. */
+struct vfs_cred {
+	uid_t uid;
+	gid_t gid;
+	uint32_t ngroups;
+	gid_t groups[VFS_NGROUPS_MAX];
+};
+
+/*
+ * vfs_cred_set() - make @c the calling thread's fsuid/fsgid/groups
+ * (per-thread syscalls, not glibc's process-wide wrappers). Cheap when
+ * unchanged. Returns 0 or -errno.
+ */
+int vfs_cred_set(const struct vfs_cred *c);
+
+enum vfs_ftype {
+	VFS_REG = 1,
+	VFS_DIR = 2,
+	VFS_BLK = 3,
+	VFS_CHR = 4,
+	VFS_LNK = 5,
+	VFS_SOCK = 6,
+	VFS_FIFO = 7,
+};
+
+struct vfs_attr {
+	enum vfs_ftype type;
+	uint32_t mode;     /* permission bits incl. suid/sgid/sticky (07777) */
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	uint64_t used;     /* bytes allocated */
+	uint32_t rdev_major;
+	uint32_t rdev_minor;
+	uint64_t fsid;     /* the export's fsid */
+	uint64_t fileid;   /* inode number */
+	struct timespec atime;
+	struct timespec mtime;
+	struct timespec ctime;
+	uint64_t change;   /* changes on every data or metadata change */
+};
+
+enum vfs_time_how {
+	VFS_TIME_DONT = 0,
+	VFS_TIME_SERVER = 1,   /* set to the server's current time */
+	VFS_TIME_CLIENT = 2,   /* set to the given value */
+};
+
+struct vfs_sattr {
+	bool set_mode;
+	bool set_uid;
+	bool set_gid;
+	bool set_size;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	enum vfs_time_how atime_how;
+	enum vfs_time_how mtime_how;
+	struct timespec atime;
+	struct timespec mtime;
+};
+
+struct vfs_statfs {
+	uint64_t tbytes, fbytes, abytes;  /* total, free, available to user */
+	uint64_t tfiles, ffiles, afiles;
+	uint32_t bsize;
+	uint32_t namemax;
+};
+
+/* One exported directory tree (a root fd and its identity). */
+struct vfs_export;
+
+/*
+ * vfs_export_open() - open @path as an export root with export id @id.
+ * The path must be an existing directory; symlinks in it are resolved
+ * once here, at start-up. Returns 0 and *out, or -errno.
+ */
+int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out);
+void vfs_export_close(struct vfs_export *ex);
+uint32_t vfs_export_id(const struct vfs_export *ex);
+
+/*
+ * vfs_secret_init() - load the handle MAC key from @state_dir/handle.key,
+ * creating it (mode 0600, random) if absent. Call once at start-up.
+ */
+int vfs_secret_init(const char *state_dir);
+
+/* For tests: set the handle MAC key directly (16 bytes). */
+void vfs_secret_set(const uint8_t key[16]);
+
+/*
+ * vfs_fh_export_id() - verify a wire handle's format and MAC and return
+ * the export id it names. -EBADHANDLE if malformed or forged.
+ */
+int vfs_fh_export_id(const void *fh, size_t len, uint32_t *export_id);
+
+/*
+ * An open reference to one file: refcounted, from a bounded cache keyed
+ * by handle. Callers own one reference per successful get and give it
+ * back with vfs_obj_put().
+ */
+struct vfs_obj;
+
+/*
+ * vfs_obj_from_fh() - the object named by a wire handle of export @ex.
+ * Returns 0, -EBADHANDLE (forged/malformed, or another export's handle),
+ * or -ESTALE (the file no longer exists).
+ */
+int vfs_obj_from_fh(struct vfs_export *ex, const void *fh, size_t len,
+		    struct vfs_obj **out);
+/* vfs_obj_root() - a reference to the export root. */
+int vfs_obj_root(struct vfs_export *ex, struct vfs_obj **out);
+void vfs_obj_get(struct vfs_obj *o);
+void vfs_obj_put(struct vfs_obj *o);
+struct vfs_export *vfs_obj_export(const struct vfs_obj *o);
+bool vfs_obj_is_root(const struct vfs_obj *o);
+
+/*
+ * vfs_obj_fh() - mint the wire handle of @o into @buf (at most @max bytes).
+ * Returns its length, or -EOVERFLOW when it does not fit in @max.
+ */
+int vfs_obj_fh(const struct vfs_obj *o, void *buf, size_t max);
+
+int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr);
+
+/*
+ * vfs_setattr() - apply @sa. A size change needs write permission (the
+ * owner always has it, as with knfsd). Returns 0 or -errno.
+ */
+int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa);
+
+/*
+ * vfs_lookup() - the entry @name (not NUL-terminated, @len bytes) of
+ * directory @dir, never following a symlink. "." is @dir itself and ".."
+ * at the export root is the root. Names with '/' or NUL are -EINVAL (or
+ * -ENOENT for lookup), longer than VFS_NAME_MAX -ENAMETOOLONG. A mount
+ * point inside the export is -EXDEV (exports do not cross mounts).
+ */
+int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
+	       struct vfs_obj **out);
+
+/* Access bits, as NFSv3 ACCESS3_* (RFC 1813 §3.3.4). */
+#define VFS_ACCESS_READ 0x01
+#define VFS_ACCESS_LOOKUP 0x02
+#define VFS_ACCESS_MODIFY 0x04
+#define VFS_ACCESS_EXTEND 0x08
+#define VFS_ACCESS_DELETE 0x10
+#define VFS_ACCESS_EXECUTE 0x20
+
+/*
+ * vfs_access() - which of @want the caller has on @o, in *@granted.
+ * @ro: the export is read-only (no MODIFY/EXTEND/DELETE).
+ */
+int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted);
+
+/* vfs_readlink() - symlink target into @buf; returns its length or -errno. */
+ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size);
+
+/*
+ * vfs_read() - up to @len bytes at @off into @buf. Returns bytes read
+ * (short only at end of file) and sets *@eof. The owner may read even
+ * without the mode bit (knfsd's owner override); execute implies read.
+ */
+ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
+		 bool *eof);
+
+enum vfs_stable {
+	VFS_UNSTABLE = 0,
+	VFS_DATA_SYNC = 1,
+	VFS_FILE_SYNC = 2,
+};
+
+/*
+ * vfs_write() - @len bytes at @off. With DATA_SYNC/FILE_SYNC the data is
+ * on stable storage before return. Returns bytes written or -errno.
+ */
+ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf,
+		  size_t len, enum vfs_stable stable);
+
+/* vfs_commit() - flush @o's data (whole file; @off/@count advisory). */
+int vfs_commit(struct vfs_obj *o, uint64_t off, uint64_t count);
+
+enum vfs_createmode {
+	VFS_CREATE_UNCHECKED = 0,
+	VFS_CREATE_GUARDED = 1,
+	VFS_CREATE_EXCLUSIVE = 2,
+};
+
+/*
+ * vfs_create() - create regular file @name in @dir with @sa applied
+ * (mode, and for UNCHECKED an existing file's size). EXCLUSIVE stores @verf
+ * in the file's times so that a retried create with the same verifier
+ * succeeds and one with another verifier gets -EEXIST; the caller then
+ * applies attributes with vfs_setattr (RFC 1813 §3.3.8).
+ */
+int vfs_create(struct vfs_obj *dir, const char *name, size_t len,
+	       enum vfs_createmode how, const struct vfs_sattr *sa,
+	       const uint8_t verf[8], struct vfs_obj **out);
+int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
+	      const struct vfs_sattr *sa, struct vfs_obj **out);
+int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
+		const char *target, size_t tlen, const struct vfs_sattr *sa,
+		struct vfs_obj **out);
+/* @type: VFS_CHR/BLK (with major/minor), VFS_FIFO or VFS_SOCK. */
+int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
+	      enum vfs_ftype type, uint32_t major, uint32_t minor,
+	      const struct vfs_sattr *sa, struct vfs_obj **out);
+int vfs_remove(struct vfs_obj *dir, const char *name, size_t len);
+int vfs_rmdir(struct vfs_obj *dir, const char *name, size_t len);
+/* Both directories must be in the same export, else -EXDEV. */
+int vfs_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
+	       struct vfs_obj *tdir, const char *tname, size_t tlen);
+int vfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
+	     size_t len);
+
+/*
+ * Directory listing. Cookies are opaque 64-bit positions, stable across
+ * calls (0 = start). @emit is called per entry (including "." and "..")
+ * with the cookie of the *next* entry; it returns false to stop (the
+ * entry is then not consumed). vfs_readdir returns 0 at the end or after a
+ * stop, *@eof telling which, or -errno (-EBADCOOKIE for a bad cookie).
+ */
+struct vfs_dirent {
+	const char *name;
+	size_t namelen;
+	uint64_t fileid;
+	uint64_t cookie;   /* position after this entry */
+	enum vfs_ftype type;
+};
+typedef bool (*vfs_readdir_cb)(void *ctx, const struct vfs_dirent *de);
+int vfs_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
+		void *ctx, bool *eof);
+/* vfs_dir_verifier() - cookie verifier of @dir (stable while it exists). */
+uint64_t vfs_dir_verifier(struct vfs_obj *dir);
+
+int vfs_statfs(struct vfs_obj *o, struct vfs_statfs *st);
+
+/* Server boot verifier for WRITE/COMMIT: differs on every server start. */
+uint64_t vfs_write_verifier(void);
+
+#endif
