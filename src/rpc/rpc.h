@@ -73,6 +73,8 @@ struct rpc_call {
 	struct sockaddr_storage peer; /* copy of the connection's peer */
 	socklen_t peer_len;
 	bool peer_privileged;        /* source port < 1024 */
+	struct sockaddr_storage local; /* our address on the connection */
+	socklen_t local_len;
 	struct xdr_buf args;         /* the procedure's arguments */
 	struct xdr_buf res;          /* the reply being built */
 	/* per-call bump allocator (see rpc_call_alloc) */
@@ -90,6 +92,22 @@ struct rpc_call {
  * Returns NULL only when malloc fails.
  */
 void *rpc_call_alloc(struct rpc_call *call, size_t n);
+
+/*
+ * rpc_call_init() - prepare @call for a new record: zero its RPC state and
+ * use @arena (@arena_size bytes, borrowed from the caller, which keeps it
+ * until rpc_call_finish()) as the first chunk of the call's bump allocator.
+ * The caller then fills conn/peer/local and calls rpc_process_record().
+ */
+void rpc_call_init(struct rpc_call *call, void *arena, size_t arena_size);
+
+/*
+ * rpc_call_finish() - the reply has been sent (or dropped): run the tail
+ * release hook and free every overflow chunk of the arena. After this no
+ * pointer returned by rpc_call_alloc() for @call is valid. @call itself
+ * and its first arena chunk stay the caller's.
+ */
+void rpc_call_finish(struct rpc_call *call);
 
 /*
  * One procedure. @decode fills @args (size args_size, zeroed) from
@@ -112,6 +130,12 @@ struct rpc_proc {
 
 #define RPC_PROC_NONIDEMPOTENT 0x1 /* goes through the duplicate request cache */
 
+/* Reply body size assumed when a procedure leaves max_reply at 0. */
+#define RPC_DEFAULT_MAX_REPLY 4096
+/* Bytes of reply header before the body: xid, REPLY, MSG_ACCEPTED, verf,
+ * accept_stat, and mismatch_info (RFC 5531 §9). */
+#define RPC_REPLY_HDR_MAX 32
+
 struct rpc_version {
 	uint32_t vers;
 	uint32_t nprocs;
@@ -128,8 +152,14 @@ struct rpc_program {
 /*
  * rpc_register_program() - make @prog reachable on every RPC listener.
  * Called at start-up before listeners open; @prog must stay valid.
+ * Registering the same program number twice replaces the first entry.
+ * A procedure table entry with neither .name nor .handle is a hole and
+ * answers PROC_UNAVAIL; .decode/.encode may be NULL for void args/results.
  */
 void rpc_register_program(const struct rpc_program *prog);
+
+/* rpc_find_program() - the registered program @prog, or NULL. */
+const struct rpc_program *rpc_find_program(uint32_t prog);
 
 /*
  * rpc_process_record() - decode one complete RPC record (RFC 5531 §9),

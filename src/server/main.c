@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nasd: command line, start-up, signals (SIGTERM/SIGINT stop, SIGHUP
+ * reloads the exports), and the hand-over to the transport.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "export/export.h"
+#include "nfs3/nfs3.h"
+#include "rpc/pmap.h"
+#include "rpc/rpc.h"
+#include "transport/transport.h"
+#include "vfs/vfs.h"
+
+#define NFS_PORT 2049
+#define MOUNTD_PORT 20048
+#define MAX_SPECS 64
+
+struct options {
+	const char *config;
+	const char *exports[MAX_SPECS];
+	unsigned int nexports;
+	const char *listens[MAX_SPECS];
+	unsigned int nlistens;
+	long mountd_port;
+	const char *state_dir;
+	bool foreground;
+	bool portmap;
+	unsigned int threads;
+	unsigned int loops;
+	uint32_t max_record;
+};
+
+static struct options opt = {
+	.mountd_port = MOUNTD_PORT,
+	.state_dir = "/var/lib/nasd",
+};
+
+static char config_path[PATH_MAX];
+
+enum {
+	OPT_MOUNTD_PORT = 256,
+	OPT_STATE_DIR,
+	OPT_PORTMAP,
+	OPT_THREADS,
+	OPT_LOOPS,
+	OPT_MAX_RECORD,
+	OPT_LOG_LEVEL,
+};
+
+static const struct option long_opts[] = {
+	{ "export", required_argument, NULL, 'e' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "mountd-port", required_argument, NULL, OPT_MOUNTD_PORT },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "portmap", no_argument, NULL, OPT_PORTMAP },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "loops", required_argument, NULL, OPT_LOOPS },
+	{ "max-record", required_argument, NULL, OPT_MAX_RECORD },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nasd [options]\n"
+		"  -e, --export PATH[:OPTS]  export PATH to all clients "
+		"(repeatable)\n"
+		"  -c, --config FILE         exports(5) file, re-read on "
+		"SIGHUP\n"
+		"  -l, --listen ADDR[:PORT]  NFS+MOUNT listener (repeatable; "
+		"default 127.0.0.1:2049)\n"
+		"      --mountd-port N       also serve MOUNT on N of each "
+		"listen address\n"
+		"                            (default 20048, 0 = off)\n"
+		"      --state-dir DIR       handle key, sample export "
+		"(default /var/lib/nasd)\n"
+		"  -f, --foreground          do not daemonize\n"
+		"      --portmap             serve a port mapper on 111 when "
+		"no rpcbind runs\n"
+		"      --threads N           worker threads (default 16)\n"
+		"      --loops N             event-loop threads (default: "
+		"one per CPU)\n"
+		"      --max-record BYTES    largest RPC record (default "
+		"1114112)\n"
+		"      --log-level LEVEL     error|warn|info|debug (default "
+		"info)\n"
+		"  -h, --help                this text\n"
+		"Without --export or --config, STATE_DIR/export is created "
+		"and exported\nread-write to 127.0.0.1.\n");
+}
+
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return *s && !*end && !errno && *out <= max && s[0] != '-';
+}
+
+static int parse_args(int argc, char **argv)
+{
+	unsigned long v;
+	int c, idx = 0;
+
+	while ((c = getopt_long(argc, argv, "e:c:l:fh", long_opts, &idx)) !=
+	       -1) {
+		switch (c) {
+		case 'e':
+			if (opt.nexports == MAX_SPECS)
+				goto too_many;
+			opt.exports[opt.nexports++] = optarg;
+			break;
+		case 'c':
+			opt.config = optarg;
+			break;
+		case 'l':
+			if (opt.nlistens == MAX_SPECS)
+				goto too_many;
+			opt.listens[opt.nlistens++] = optarg;
+			break;
+		case OPT_MOUNTD_PORT:
+			if (!parse_ulong(optarg, 65535, &v))
+				goto bad;
+			opt.mountd_port = (long)v;
+			break;
+		case OPT_STATE_DIR:
+			opt.state_dir = optarg;
+			break;
+		case 'f':
+			opt.foreground = true;
+			break;
+		case OPT_PORTMAP:
+			opt.portmap = true;
+			break;
+		case OPT_THREADS:
+			if (!parse_ulong(optarg, 1024, &v) || !v)
+				goto bad;
+			opt.threads = (unsigned int)v;
+			break;
+		case OPT_LOOPS:
+			if (!parse_ulong(optarg, 256, &v) || !v)
+				goto bad;
+			opt.loops = (unsigned int)v;
+			break;
+		case OPT_MAX_RECORD:
+			if (!parse_ulong(optarg, 0x7fffffff, &v) || v < 1024)
+				goto bad;
+			opt.max_record = (uint32_t)v;
+			break;
+		case OPT_LOG_LEVEL:
+			if (!strcmp(optarg, "error"))
+				log_level_max = LL_ERROR;
+			else if (!strcmp(optarg, "warn"))
+				log_level_max = LL_WARN;
+			else if (!strcmp(optarg, "info"))
+				log_level_max = LL_INFO;
+			else if (!strcmp(optarg, "debug"))
+				log_level_max = LL_DEBUG;
+			else
+				goto bad;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nasd: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+
+bad:
+	fprintf(stderr, "nasd: bad value '%s' for --%s\n", optarg,
+		long_opts[idx].name);
+	return -EINVAL;
+too_many:
+	fprintf(stderr, "nasd: too many --export/--listen (max %d)\n",
+		MAX_SPECS);
+	return -EINVAL;
+}
+
+/* Create the sample export (first run) and describe it in exports(5). */
+static int default_export_file(char *file, size_t len, int *memfd)
+{
+	static const char readme[] =
+		"This is the nasd sample export.\n\n"
+		"nasd serves this directory when started without --export "
+		"or --config.\nIt is exported read-write to 127.0.0.1 only "
+		"(root_squash).\n";
+	char dir[PATH_MAX], path[PATH_MAX + 16], line[PATH_MAX + 64];
+	int fd, n;
+
+	n = snprintf(dir, sizeof(dir), "%s/export", opt.state_dir);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0777) == 0) {
+		/* umask would narrow it; the sample is meant to be open. */
+		if (chmod(dir, 0777) < 0)
+			return -errno;
+	} else if (errno != EEXIST) {
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/README.txt", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, readme, sizeof(readme) - 1) < 0)
+			log_warn("cannot write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	n = snprintf(line, sizeof(line), "%s 127.0.0.1/32(rw,root_squash)\n",
+		     dir);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -ENAMETOOLONG;
+	fd = memfd_create("nasd-default-exports", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, (size_t)n) != n) {
+		close(fd);
+		return -EIO;
+	}
+	*memfd = fd;
+	snprintf(file, len, "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+/* Build and open the export table from the options; NULL on error. */
+static struct export_table *load_exports(char *err, size_t errlen)
+{
+	struct export_table *t = NULL;
+	char file[64];
+	unsigned int i;
+	int memfd = -1, ret;
+
+	err[0] = '\0';
+	if (opt.config) {
+		ret = export_parse_file(config_path, &t, err, errlen);
+	} else if (opt.nexports) {
+		t = export_table_new();
+		ret = t ? 0 : -ENOMEM;
+	} else {
+		ret = default_export_file(file, sizeof(file), &memfd);
+		if (ret < 0)
+			snprintf(err, errlen, "sample export in %s: %s",
+				 opt.state_dir, strerror(-ret));
+		else
+			ret = export_parse_file(file, &t, err, errlen);
+		if (memfd >= 0)
+			close(memfd);
+	}
+	if (ret < 0)
+		goto out_err;
+	for (i = 0; i < opt.nexports; i++) {
+		ret = export_parse_spec(t, opt.exports[i], err, errlen);
+		if (ret < 0)
+			goto out_free;
+	}
+	ret = export_table_open(t, err, errlen);
+	if (ret < 0)
+		goto out_free;
+	return t;
+
+out_free:
+	export_table_free(t);
+out_err:
+	if (!err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	return NULL;
+}
+
+static void log_exports(const struct export_table *t)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < t->nexports; i++) {
+		const struct export *e = &t->exports[i];
+		char clients[256] = "";
+		size_t n = 0;
+
+		for (j = 0; j < e->nclients && n < sizeof(clients); j++)
+			n += (size_t)snprintf(clients + n, sizeof(clients) - n,
+					      "%s%s(%s)", j ? " " : "",
+					      e->clients[j].spec,
+					      e->clients[j].opts.rw ? "rw"
+								    : "ro");
+		log_info("export %s (id %u) to %s", e->path, e->id, clients);
+	}
+}
+
+static void sockaddr_str(const struct sockaddr_storage *ss, char *buf,
+			 size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, host,
+			  sizeof(host));
+		port = ntohs(((struct sockaddr_in *)ss)->sin_port);
+		snprintf(buf, len, "%s:%u", host, port);
+	} else {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr,
+			  host, sizeof(host));
+		port = ntohs(((struct sockaddr_in6 *)ss)->sin6_port);
+		snprintf(buf, len, "[%s]:%u", host, port);
+	}
+}
+
+static uint16_t ss_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+/* @ss with its port replaced by @port, as a listen spec. */
+static void with_port(const struct sockaddr_storage *ss, uint16_t port,
+		      char *buf, size_t len)
+{
+	struct sockaddr_storage c = *ss;
+
+	if (c.ss_family == AF_INET)
+		((struct sockaddr_in *)&c)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)&c)->sin6_port = htons(port);
+	sockaddr_str(&c, buf, len);
+}
+
+static int listen_one(const char *spec, uint16_t def_port,
+		      struct sockaddr_storage *bound)
+{
+	char s[96];
+	socklen_t len;
+	int ret = transport_listen(spec, def_port, bound, &len);
+
+	if (ret < 0) {
+		fprintf(stderr, "nasd: cannot listen on %s: %s\n", spec,
+			strerror(-ret));
+		return ret;
+	}
+	sockaddr_str(bound, s, sizeof(s));
+	log_info("listening on %s", s);
+	return 0;
+}
+
+/*
+ * NFS and MOUNT on every listen address, MOUNT also on the mountd port.
+ * MOUNT's mountd-port entries go into the port map first, so that
+ * portmap v2 (one port per program/version) points at them.
+ */
+static int open_listeners(struct sockaddr_storage *nfs, unsigned int *nnfs)
+{
+	struct sockaddr_storage m[MAX_SPECS];
+	char spec[96];
+	unsigned int i, nm = 0;
+	int ret;
+
+	if (!opt.nlistens)
+		opt.listens[opt.nlistens++] = "127.0.0.1";
+	for (i = 0; i < opt.nlistens; i++) {
+		ret = listen_one(opt.listens[i], NFS_PORT, &nfs[i]);
+		if (ret < 0)
+			return ret;
+	}
+	*nnfs = opt.nlistens;
+	for (i = 0; opt.mountd_port && i < opt.nlistens; i++) {
+		if (ss_port(&nfs[i]) == opt.mountd_port)
+			continue;
+		with_port(&nfs[i], (uint16_t)opt.mountd_port, spec,
+			  sizeof(spec));
+		ret = listen_one(spec, 0, &m[nm]);
+		if (ret < 0)
+			return ret;
+		nm++;
+	}
+	for (i = 0; i < nm; i++)
+		pmap_add_program(&mount3_program, IPPROTO_TCP_PMAP, &m[i]);
+	for (i = 0; i < *nnfs; i++) {
+		pmap_add_program(&nfs3_program, IPPROTO_TCP_PMAP, &nfs[i]);
+		pmap_add_program(&mount3_program, IPPROTO_TCP_PMAP, &nfs[i]);
+	}
+	return 0;
+}
+
+/* Serve program 100000 on port 111 of each listen address. */
+static int start_portmapper(const struct sockaddr_storage *nfs,
+			    unsigned int n, char udp[][96], unsigned int *nudp)
+{
+	struct sockaddr_storage b;
+	unsigned int i, j;
+	char spec[96];
+	int ret;
+
+	rpc_register_program(&pmap_program);
+	*nudp = 0;
+	for (i = 0; i < n; i++) {
+		with_port(&nfs[i], PMAP_PORT, spec, sizeof(spec));
+		for (j = 0; j < *nudp; j++)
+			if (!strcmp(udp[j], spec))
+				break;
+		if (j < *nudp)
+			continue;
+		ret = listen_one(spec, 0, &b);
+		if (ret < 0)
+			return ret;
+		snprintf(udp[(*nudp)++], 96, "%s", spec);
+		pmap_add_program(&pmap_program, IPPROTO_TCP_PMAP, &b);
+		pmap_add_program(&pmap_program, IPPROTO_UDP_PMAP, &b);
+	}
+	return 0;
+}
+
+static void daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0) {
+		perror("nasd: fork");
+		exit(1);
+	}
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+}
+
+static void reload_exports(void)
+{
+	struct export_table *t;
+	char err[512];
+
+	if (!opt.config && !opt.nexports) {
+		log_info("SIGHUP: no --config or --export, nothing to reload");
+		return;
+	}
+	t = load_exports(err, sizeof(err));
+	if (!t) {
+		log_err("SIGHUP: keeping the current exports: %s", err);
+		return;
+	}
+	export_table_install(t);
+	log_info("SIGHUP: exports reloaded");
+	log_exports(t);
+}
+
+/* Signals arrive here, blocked in every other thread. */
+static void *signal_main(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	for (;;) {
+		sig = sigwaitinfo(set, NULL);
+		if (sig < 0)
+			continue;
+		if (sig == SIGHUP) {
+			reload_exports();
+			continue;
+		}
+		log_info("signal %d: stopping", sig);
+		transport_stop();
+		return NULL;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static char udp[MAX_SPECS][96];
+	struct sockaddr_storage nfs[MAX_SPECS];
+	struct transport_limits lim;
+	struct export_table *t;
+	unsigned int nnfs = 0, nudp = 0, i;
+	pthread_t sig_thread;
+	static sigset_t set;
+	bool own_pmap = false;
+	char err[512];
+	int ret;
+
+	if (parse_args(argc, argv) < 0)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	if (opt.config && !realpath(opt.config, config_path)) {
+		fprintf(stderr, "nasd: %s: %s\n", opt.config, strerror(errno));
+		return 1;
+	}
+	ret = vfs_secret_init(opt.state_dir);
+	if (ret < 0) {
+		fprintf(stderr, "nasd: state dir %s: %s\n", opt.state_dir,
+			strerror(-ret));
+		return 1;
+	}
+	t = load_exports(err, sizeof(err));
+	if (!t) {
+		fprintf(stderr, "nasd: exports: %s\n", err);
+		return 1;
+	}
+	export_table_install(t);
+
+	rpc_register_program(&nfs3_program);
+	rpc_register_program(&mount3_program);
+	transport_limits_default(&lim);
+	if (opt.max_record)
+		lim.max_record = opt.max_record;
+	ret = transport_init(opt.loops, opt.threads, &lim);
+	if (ret < 0) {
+		fprintf(stderr, "nasd: transport: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (open_listeners(nfs, &nnfs) < 0)
+		return 1;
+
+	ret = pmap_register_remote();
+	if (ret == 0) {
+		log_info("registered with rpcbind on 127.0.0.1:111");
+	} else if (opt.portmap && (ret == -ECONNREFUSED || ret == -ENOENT ||
+				   ret == -ETIMEDOUT)) {
+		if (start_portmapper(nfs, nnfs, udp, &nudp) < 0)
+			return 1;
+		own_pmap = true;
+		log_info("serving the port mapper (100000) on port 111");
+	} else {
+		log_warn("no port mapper registration (%s)%s", strerror(-ret),
+			 opt.portmap ? "" : "; --portmap serves one");
+	}
+
+	if (!opt.foreground)
+		daemonize();
+
+	/* Block the signals before any thread starts, so all inherit it. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pthread_create(&sig_thread, NULL, signal_main, &set)) {
+		log_err("cannot start the signal thread");
+		return 1;
+	}
+	for (i = 0; own_pmap && i < nudp; i++) {
+		ret = pmap_udp_start(udp[i]);
+		if (ret < 0)
+			log_warn("port mapper on udp %s: %s", udp[i],
+				 strerror(-ret));
+	}
+	log_info("nasd %s started (pid %d)", "0.1.0", (int)getpid());
+	log_exports(t);
+
+	ret = transport_run();
+	pmap_unregister_remote();
+	if (ret < 0) {
+		log_err("transport: %s", strerror(-ret));
+		return 1;
+	}
+	pthread_join(sig_thread, NULL);
+	log_info("stopped");
+	return 0;
+}

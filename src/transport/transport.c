@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transport set-up, listeners, event loops, accept, idle timeouts and the
+ * graceful stop.
+ */
+#include "transport/xprt.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+struct transport xprt = {
+	.stop_fd = -1,
+};
+
+void transport_limits_default(struct transport_limits *l)
+{
+	l->max_record = RM_DEFAULT_MAX_RECORD;
+	l->max_conns = TRANSPORT_DEFAULT_MAX_CONNS;
+	l->max_inflight = TRANSPORT_DEFAULT_MAX_INFLIGHT;
+	l->idle_timeout = TRANSPORT_DEFAULT_IDLE_TIMEOUT;
+	l->drain_timeout = 30;
+}
+
+static uint64_t mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+int transport_init(unsigned int nloops, unsigned int nworkers,
+		   const struct transport_limits *lim)
+{
+	long ncpu;
+
+	if (lim)
+		xprt.lim = *lim;
+	else
+		transport_limits_default(&xprt.lim);
+	if (!xprt.lim.max_record)
+		xprt.lim.max_record = RM_DEFAULT_MAX_RECORD;
+	if (!xprt.lim.max_inflight)
+		xprt.lim.max_inflight = 1;
+	if (!nloops) {
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		nloops = ncpu > 0 ? (unsigned int)ncpu : 1;
+	}
+	xprt.nloops = nloops;
+	xprt.nworkers = nworkers ? nworkers : TRANSPORT_DEFAULT_WORKERS;
+	if (xprt.stop_fd < 0) {
+		xprt.stop_fd = eventfd(0, EFD_CLOEXEC);
+		if (xprt.stop_fd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int transport_parse_addr(const char *spec, uint16_t default_port,
+			 struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *port = NULL, *end;
+	unsigned long p = default_port;
+	size_t hlen;
+	char *e;
+
+	memset(ss, 0, sizeof(*ss));
+	if (spec[0] == '[') {
+		end = strchr(spec, ']');
+		if (!end)
+			return -EINVAL;
+		hlen = (size_t)(end - spec - 1);
+		if (hlen >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, spec + 1, hlen);
+		host[hlen] = '\0';
+		if (end[1] == ':')
+			port = end + 2;
+		else if (end[1])
+			return -EINVAL;
+	} else {
+		end = strrchr(spec, ':');
+		/* More than one colon and no brackets: a bare IPv6 address. */
+		if (end && strchr(spec, ':') == end) {
+			hlen = (size_t)(end - spec);
+			port = end + 1;
+		} else {
+			hlen = strlen(spec);
+		}
+		if (hlen >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, spec, hlen);
+		host[hlen] = '\0';
+	}
+	if (port) {
+		errno = 0;
+		p = strtoul(port, &e, 10);
+		if (!*port || *e || errno || p > 65535)
+			return -EINVAL;
+	}
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)p);
+		*len = sizeof(*s4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*s6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int transport_listen(const char *spec, uint16_t default_port,
+		     struct sockaddr_storage *bound, socklen_t *bound_len)
+{
+	struct listener *l;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, ret;
+
+	if (xprt.nlisteners == TRANSPORT_MAX_LISTENERS)
+		return -ENOSPC;
+	ret = transport_parse_addr(spec, default_port, &ss, &len);
+	if (ret < 0)
+		return ret;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+		goto out_close;
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		goto out_close;
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0)
+		goto out_close;
+	l = &xprt.listeners[xprt.nlisteners];
+	memset(l, 0, sizeof(*l));
+	l->kind = EP_LISTENER;
+	l->fd = fd;
+	l->addr_len = sizeof(l->addr);
+	if (getsockname(fd, (struct sockaddr *)&l->addr, &l->addr_len) < 0)
+		goto out_close;
+	xprt.nlisteners++;
+	if (bound)
+		memcpy(bound, &l->addr, l->addr_len);
+	if (bound_len)
+		*bound_len = l->addr_len;
+	return 0;
+
+out_close:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+void transport_stop(void)
+{
+	uint64_t one = 1;
+
+	/* write(2) is async-signal-safe; nothing else happens here. */
+	if (xprt.stop_fd >= 0 && write(xprt.stop_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void loop_wake(struct loop *lp)
+{
+	uint64_t one = 1;
+
+	if (write(lp->evfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* loop_flush_batch() - hand the calls read this round to the workers. */
+void loop_flush_batch(struct loop *lp)
+{
+	if (!lp->batch_head)
+		return;
+	workq_push(lp->batch_head, lp->batch_tail, lp->nbatch);
+	lp->batch_head = lp->batch_tail = NULL;
+	lp->nbatch = 0;
+}
+
+/*
+ * loop_post_resume() - any thread: ask @c's loop to resume reading @c
+ * (it dropped below its in-flight limit). Takes a reference for the loop.
+ */
+void loop_post_resume(struct conn *c)
+{
+	struct loop *lp = c->loop;
+	bool wake = false;
+
+	if (atomic_load(&c->closed))
+		return;
+	pthread_mutex_lock(&lp->inbox_lock);
+	if (!c->resume_queued) {
+		c->resume_queued = true;
+		atomic_fetch_add(&c->refs, 1);
+		c->resume_next = lp->resume_head;
+		lp->resume_head = c;
+		wake = true;
+	}
+	pthread_mutex_unlock(&lp->inbox_lock);
+	if (wake)
+		loop_wake(lp);
+}
+
+/* Adopt new connection @c on its own loop. */
+static void loop_attach(struct loop *lp, struct conn *c)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		.data.ptr = c,
+	};
+
+	c->loop = lp;
+	c->last_active = lp->now;
+	c->prev = NULL;
+	c->next = lp->conns;
+	if (lp->conns)
+		lp->conns->prev = c;
+	lp->conns = c;
+	lp->nconns++;
+	if (atomic_load(&xprt.stopping) ||
+	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+		/* conn_close() expects the fd registered; DEL just fails */
+		conn_close(lp, c);
+	}
+}
+
+static void loop_drain_inbox(struct loop *lp)
+{
+	struct conn *news, *c;
+	unsigned int budget = 256;
+	uint64_t v;
+
+	if (read(lp->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		log_debug("transport: eventfd read: %s", strerror(errno));
+	pthread_mutex_lock(&lp->inbox_lock);
+	news = lp->new_head;
+	lp->new_head = NULL;
+	pthread_mutex_unlock(&lp->inbox_lock);
+	while ((c = news) != NULL) {
+		news = c->new_next;
+		loop_attach(lp, c);
+	}
+	/*
+	 * One at a time: once unqueued, a worker may queue the connection
+	 * again (rewriting resume_next), so the list is never walked
+	 * outside the lock.
+	 */
+	while (budget--) {
+		pthread_mutex_lock(&lp->inbox_lock);
+		c = lp->resume_head;
+		if (c) {
+			lp->resume_head = c->resume_next;
+			c->resume_queued = false;
+		}
+		pthread_mutex_unlock(&lp->inbox_lock);
+		if (!c)
+			return;
+		conn_read(lp, c);
+		conn_put(c);
+	}
+	/* Leave the rest for the next round, after the other events. */
+	loop_wake(lp);
+}
+
+static void loop_accept(struct loop *lp, struct listener *l)
+{
+	struct sockaddr_storage peer;
+	socklen_t plen;
+	struct loop *to;
+	struct conn *c;
+	int fd, i, one = 1;
+
+	for (i = 0; i < 64; i++) {
+		plen = sizeof(peer);
+		fd = accept4(l->fd, (struct sockaddr *)&peer, &plen,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			log_warn("transport: accept: %s; pausing 1 s",
+				 strerror(errno));
+			/* Level-triggered: stop polling it for a while. */
+			epoll_ctl(lp->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+			l->paused = true;
+			l->resume_at = lp->now + 1;
+			return;
+		}
+		if (atomic_load(&xprt.nconns) >= xprt.lim.max_conns) {
+			static uint64_t warned; /* loop 0 only accepts */
+
+			if (warned != lp->now + 1)
+				log_warn("transport: %u connections, refusing "
+					 "more", xprt.lim.max_conns);
+			warned = lp->now + 1;
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c = conn_new(fd, &peer, plen);
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		atomic_fetch_add(&xprt.nconns, 1);
+		to = &xprt.loops[atomic_fetch_add(&xprt.rr, 1) % xprt.nloops];
+		if (to == lp) {
+			loop_attach(lp, c);
+			continue;
+		}
+		c->loop = to;
+		pthread_mutex_lock(&to->inbox_lock);
+		c->new_next = to->new_head;
+		to->new_head = c;
+		pthread_mutex_unlock(&to->inbox_lock);
+		loop_wake(to);
+	}
+}
+
+static int listener_add(struct loop *lp, struct listener *l)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
+
+	l->paused = false;
+	return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, l->fd, &ev);
+}
+
+/* Once a second: idle connections, paused listeners. */
+static void loop_tick(struct loop *lp)
+{
+	struct conn *c, *next;
+	unsigned int i;
+
+	for (c = lp->conns; c; c = next) {
+		next = c->next;
+		if (atomic_load(&c->inflight))
+			continue;
+		if (xprt.lim.idle_timeout &&
+		    lp->now - c->last_active >= xprt.lim.idle_timeout)
+			conn_close(lp, c);
+	}
+	if (lp->idx != 0 || atomic_load(&xprt.stopping))
+		return;
+	for (i = 0; i < xprt.nlisteners; i++) {
+		struct listener *l = &xprt.listeners[i];
+
+		if (l->paused && lp->now >= l->resume_at)
+			listener_add(lp, l);
+	}
+}
+
+static void loop_put_zombies(struct loop *lp)
+{
+	struct conn *c;
+
+	while ((c = lp->zombies) != NULL) {
+		lp->zombies = c->next;
+		c->next = NULL;
+		conn_put(c);
+	}
+}
+
+/* Stopping: close connections whose calls are all done; true when none. */
+static bool loop_drain(struct loop *lp, bool force)
+{
+	struct conn *c, *next;
+
+	for (c = lp->conns; c; c = next) {
+		next = c->next;
+		if (force || !atomic_load(&c->inflight))
+			conn_close(lp, c);
+	}
+	return lp->conns == NULL;
+}
+
+static void *loop_main(void *arg)
+{
+	struct loop *lp = arg;
+	struct epoll_event evs[LOOP_MAX_EVENTS];
+	uint64_t last_tick, deadline = 0;
+	bool stopping = false;
+	unsigned int i;
+	int n, timeout;
+
+	lp->now = mono_seconds();
+	last_tick = lp->now;
+	for (;;) {
+		timeout = stopping ? 50 : 1000;
+		n = epoll_wait(lp->epfd, evs, LOOP_MAX_EVENTS, timeout);
+		if (n < 0 && errno != EINTR) {
+			log_err("transport: epoll_wait: %s", strerror(errno));
+			break;
+		}
+		lp->now = mono_seconds();
+		for (i = 0; i < (unsigned int)(n > 0 ? n : 0); i++) {
+			enum ep_kind *kind = evs[i].data.ptr;
+			struct conn *c;
+
+			if (!kind) {
+				loop_drain_inbox(lp);
+				continue;
+			}
+			if (*kind == EP_LISTENER) {
+				loop_accept(lp, (struct listener *)kind);
+				continue;
+			}
+			c = (struct conn *)kind;
+			if (atomic_load(&c->closed))
+				continue;
+			if (evs[i].events & EPOLLOUT)
+				conn_flush(lp, c);
+			if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP |
+					     EPOLLERR))
+				conn_read(lp, c);
+		}
+		loop_flush_batch(lp);
+		if (lp->now != last_tick) {
+			last_tick = lp->now;
+			loop_tick(lp);
+		}
+		if (!stopping && atomic_load(&xprt.stopping)) {
+			stopping = true;
+			deadline = lp->now + xprt.lim.drain_timeout;
+			if (lp->idx == 0)
+				for (i = 0; i < xprt.nlisteners; i++)
+					epoll_ctl(lp->epfd, EPOLL_CTL_DEL,
+						  xprt.listeners[i].fd, NULL);
+		}
+		if (stopping && loop_drain(lp, lp->now >= deadline)) {
+			loop_put_zombies(lp);
+			break;
+		}
+		loop_put_zombies(lp);
+	}
+	/* Connections posted to us after the drain are closed unseen. */
+	loop_drain_inbox(lp);
+	loop_drain(lp, true);
+	loop_put_zombies(lp);
+	return NULL;
+}
+
+static int loop_setup(struct loop *lp, unsigned int idx)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	lp->idx = idx;
+	pthread_mutex_init(&lp->inbox_lock, NULL);
+	lp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (lp->epfd < 0)
+		return -errno;
+	lp->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (lp->evfd < 0)
+		return -errno;
+	if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->evfd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+static void loops_free(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct loop *lp = &xprt.loops[i];
+
+		if (lp->epfd >= 0)
+			close(lp->epfd);
+		if (lp->evfd >= 0)
+			close(lp->evfd);
+		pthread_mutex_destroy(&lp->inbox_lock);
+	}
+	free(xprt.loops);
+	xprt.loops = NULL;
+}
+
+int transport_run(void)
+{
+	unsigned int i, started = 0;
+	uint64_t v;
+	int ret;
+
+	if (xprt.stop_fd < 0)
+		return -EINVAL;
+	xprt.loops = calloc(xprt.nloops, sizeof(*xprt.loops));
+	if (!xprt.loops)
+		return -ENOMEM;
+	for (i = 0; i < xprt.nloops; i++) {
+		xprt.loops[i].epfd = xprt.loops[i].evfd = -1;
+		ret = loop_setup(&xprt.loops[i], i);
+		if (ret < 0)
+			goto out_free;
+	}
+	for (i = 0; i < xprt.nlisteners; i++) {
+		if (listener_add(&xprt.loops[0], &xprt.listeners[i]) < 0) {
+			ret = -errno;
+			goto out_free;
+		}
+	}
+	ret = workq_start(xprt.nworkers);
+	if (ret < 0)
+		goto out_free;
+	for (i = 0; i < xprt.nloops; i++) {
+		ret = -pthread_create(&xprt.loops[i].thread, NULL, loop_main,
+				      &xprt.loops[i]);
+		if (ret)
+			break;
+		started++;
+	}
+	if (ret) {
+		log_err("transport: cannot start event loop: %s",
+			strerror(-ret));
+	} else {
+		while (read(xprt.stop_fd, &v, sizeof(v)) < 0 && errno == EINTR)
+			;
+	}
+
+	/* Stop: no more accepts or reads, in-flight calls finish. */
+	atomic_store(&xprt.stopping, true);
+	for (i = 0; i < started; i++)
+		loop_wake(&xprt.loops[i]);
+	for (i = 0; i < started; i++)
+		pthread_join(xprt.loops[i].thread, NULL);
+	/* Connections handed over while a loop was exiting. */
+	for (i = 0; i < started; i++) {
+		loop_drain_inbox(&xprt.loops[i]);
+		loop_drain(&xprt.loops[i], true);
+		loop_put_zombies(&xprt.loops[i]);
+	}
+	workq_stop();
+	for (i = 0; i < xprt.nlisteners; i++)
+		close(xprt.listeners[i].fd);
+	xprt.nlisteners = 0;
+	i = xprt.nloops;
+	goto out_loops;
+
+out_free:
+	i = xprt.nloops;
+out_loops:
+	loops_free(i);
+	atomic_store(&xprt.stopping, false);
+	return ret;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_TRANSPORT_XPRT_H
+#define NASD_TRANSPORT_XPRT_H
+
+/* Private to src/transport/: loops, connections, calls, worker queue. */
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "rpc/rpc.h"
+#include "transport/rm.h"
+#include "transport/transport.h"
+
+#define XCALL_ARENA (16 * 1024)  /* first arena chunk, inside the call */
+#define XCALL_REC_INLINE 2048    /* records up to this are copied in it */
+#define XCALL_SPARES 2           /* call objects kept per connection */
+#define LOOP_STAGE (64 * 1024)   /* per-loop receive staging buffer */
+#define LOOP_MAX_EVENTS 128
+
+enum ep_kind {
+	EP_CONN = 1,
+	EP_LISTENER,
+};
+
+/*
+ * One call in flight: the rpc_call, its record and its send state. Owned
+ * by the loop until queued, then by a worker, then (if the socket was
+ * full) by the connection's send queue; freed by xcall_free().
+ */
+struct xcall {
+	struct rpc_call rpc;
+	struct xcall *next;
+	uint8_t *rec;
+	size_t rec_len;
+	bool rec_owned;       /* rec is malloc'd, not in the arena */
+	uint32_t mark;        /* record mark, big-endian */
+	int iov_first;
+	int iov_cnt;
+	struct iovec iov[4];
+	alignas(max_align_t) uint8_t arena[XCALL_ARENA];
+};
+
+struct loop;
+
+struct conn {
+	enum ep_kind kind;    /* EP_CONN; first, for epoll dispatch */
+	int fd;
+	struct loop *loop;
+	atomic_int refs;      /* the loop's (until closed) + one per call */
+	atomic_uint inflight; /* calls alive */
+	atomic_bool paused;   /* reading stopped at max_inflight */
+	atomic_bool closed;   /* set under @lock */
+	atomic_bool has_sendq;
+
+	/* Send side: fd writes, the send queue and @closed. */
+	pthread_mutex_t lock;
+	struct xcall *sendq_head;
+	struct xcall *sendq_tail;
+	_Atomic(struct xcall *) spare[XCALL_SPARES];
+
+	/* Owned by the loop thread. */
+	struct rm_decoder dec;
+	uint8_t *stash;       /* bytes read but not decoded while paused */
+	size_t stash_off;
+	size_t stash_len;
+	struct conn *prev;
+	struct conn *next;
+	uint64_t last_active;
+
+	/* Loop inbox links, under loop->inbox_lock. */
+	struct conn *new_next;
+	struct conn *resume_next;
+	bool resume_queued;
+
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
+	socklen_t peer_len;
+	socklen_t local_len;
+	bool privileged;
+};
+
+struct listener {
+	enum ep_kind kind;    /* EP_LISTENER */
+	int fd;
+	bool paused;          /* accept failed for lack of fds */
+	uint64_t resume_at;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+};
+
+struct loop {
+	pthread_t thread;
+	unsigned int idx;
+	int epfd;
+	int evfd;             /* wakes the loop: inbox, stop */
+	pthread_mutex_t inbox_lock;
+	struct conn *new_head;
+	struct conn *resume_head;
+	/* loop-owned */
+	struct conn *conns;
+	unsigned int nconns;
+	struct conn *zombies; /* closed this round, put after it */
+	struct xcall *batch_head;
+	struct xcall *batch_tail;
+	unsigned int nbatch;
+	uint64_t now;         /* monotonic seconds, per iteration */
+	uint8_t stage[LOOP_STAGE];
+};
+
+struct transport {
+	struct transport_limits lim;
+	unsigned int nloops;
+	unsigned int nworkers;
+	struct loop *loops;
+	struct listener listeners[TRANSPORT_MAX_LISTENERS];
+	unsigned int nlisteners;
+	atomic_uint nconns;
+	atomic_uint rr;
+	atomic_bool stopping;
+	int stop_fd;
+};
+
+extern struct transport xprt;
+
+/* conn.c */
+struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
+		      socklen_t peer_len);
+void conn_put(struct conn *c);
+void conn_read(struct loop *lp, struct conn *c);
+void conn_flush(struct loop *lp, struct conn *c);
+void conn_close(struct loop *lp, struct conn *c);
+void xcall_run(struct xcall *xc);
+void xcall_free(struct xcall *xc);
+
+/* transport.c */
+void loop_post_resume(struct conn *c);
+void loop_flush_batch(struct loop *lp);
+
+/* workq.c */
+int workq_start(unsigned int nworkers);
+void workq_push(struct xcall *head, struct xcall *tail, unsigned int n);
+void workq_stop(void);
+
+#endif

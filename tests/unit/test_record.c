@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: RPC record marking decoder (RFC 5531 §11). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "transport/rm.h"
+
+static size_t put_hdr(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+	return 4;
+}
+
+static void test_single_fragment(void **state)
+{
+	struct rm_decoder d;
+	uint8_t buf[16];
+	size_t n = 0, len;
+	uint8_t *rec;
+
+	(void)state;
+	rm_init(&d, 0);
+	n += put_hdr(buf, RM_LAST_FRAG | 5);
+	memcpy(buf + n, "hello", 5);
+	n += 5;
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)n);
+	assert_true(rm_record_complete(&d));
+	/* Nothing more is consumed until the record is taken. */
+	assert_int_equal(rm_decode(&d, buf, n), 0);
+	rec = rm_record_take(&d, &len);
+	assert_int_equal(len, 5);
+	assert_memory_equal(rec, "hello", 5);
+	free(rec);
+	assert_false(rm_record_complete(&d));
+	assert_int_equal(rm_decode(&d, buf, 0), 0);
+	rm_destroy(&d);
+}
+
+/* The same stream fed whole and one byte at a time. */
+static void feed_bytewise(struct rm_decoder *d, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		assert_false(rm_record_complete(d));
+		assert_int_equal(rm_decode(d, p + i, 1), 1);
+	}
+}
+
+static void test_one_byte_fragments(void **state)
+{
+	struct rm_decoder d;
+	uint8_t buf[1000];
+	size_t n = 0, len, i;
+	const uint8_t *rec;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		n += put_hdr(buf + n, (i == 99 ? RM_LAST_FRAG : 0) | 1);
+		buf[n++] = (uint8_t)i;
+	}
+	rm_init(&d, 0);
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)n);
+	assert_true(rm_record_complete(&d));
+	assert_int_equal(d.rec_len, 100);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(d.rec[i], i);
+	rm_record_done(&d);
+
+	feed_bytewise(&d, buf, n);
+	assert_true(rm_record_complete(&d));
+	rec = d.rec;
+	len = d.rec_len;
+	assert_int_equal(len, 100);
+	assert_int_equal(rec[99], 99);
+	rm_destroy(&d);
+}
+
+static void test_empty_fragments(void **state)
+{
+	struct rm_decoder d;
+	uint8_t buf[64];
+	size_t n = 0, len;
+	uint8_t *rec;
+
+	(void)state;
+	n += put_hdr(buf + n, 0);
+	n += put_hdr(buf + n, 2);
+	buf[n++] = 'a';
+	buf[n++] = 'b';
+	n += put_hdr(buf + n, 0);
+	n += put_hdr(buf + n, 0);
+	n += put_hdr(buf + n, 1);
+	buf[n++] = 'c';
+	n += put_hdr(buf + n, RM_LAST_FRAG | 0);
+	rm_init(&d, 0);
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)n);
+	assert_true(rm_record_complete(&d));
+	rec = rm_record_take(&d, &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(rec, "abc", 3);
+	free(rec);
+
+	/* An empty record: a lone empty last fragment. */
+	n = put_hdr(buf, RM_LAST_FRAG);
+	assert_int_equal(rm_decode(&d, buf, n), 4);
+	assert_true(rm_record_complete(&d));
+	rec = rm_record_take(&d, &len);
+	assert_int_equal(len, 0);
+	free(rec);
+	rm_destroy(&d);
+}
+
+static void test_last_fragment_bit(void **state)
+{
+	struct rm_decoder d;
+	uint8_t buf[64];
+	size_t n = 0, first;
+
+	(void)state;
+	n += put_hdr(buf + n, 3);
+	memcpy(buf + n, "abc", 3);
+	n += 3;
+	rm_init(&d, 0);
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)n);
+	assert_false(rm_record_complete(&d));
+	assert_int_equal(d.rec_len, 3);
+
+	/* Two records back to back: the decoder stops after the first. */
+	n = 0;
+	n += put_hdr(buf + n, RM_LAST_FRAG | 2);
+	memcpy(buf + n, "de", 2);
+	n += 2;
+	first = n;
+	n += put_hdr(buf + n, RM_LAST_FRAG | 1);
+	buf[n++] = 'z';
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)first);
+	assert_true(rm_record_complete(&d));
+	assert_int_equal(d.rec_len, 5);
+	assert_memory_equal(d.rec, "abcde", 5);
+	rm_record_done(&d);
+	assert_int_equal(rm_decode(&d, buf + first, n - first),
+			 (ssize_t)(n - first));
+	assert_true(rm_record_complete(&d));
+	assert_int_equal(d.rec_len, 1);
+	assert_int_equal(d.rec[0], 'z');
+	rm_destroy(&d);
+}
+
+static void test_oversized_header(void **state)
+{
+	struct rm_decoder d;
+	uint8_t buf[8];
+
+	(void)state;
+	rm_init(&d, 0);
+	put_hdr(buf, 0x7fffffff);
+	assert_int_equal(rm_decode(&d, buf, 4), -EMSGSIZE);
+	assert_null(d.rec);
+	assert_int_equal(d.rec_cap, 0);
+	rm_destroy(&d);
+
+	rm_init(&d, 0);
+	put_hdr(buf, 0xffffffff);
+	/* split header: the error comes with its last byte */
+	assert_int_equal(rm_decode(&d, buf, 3), 3);
+	assert_int_equal(rm_decode(&d, buf + 3, 1), -EMSGSIZE);
+	assert_null(d.rec);
+	rm_destroy(&d);
+
+	/* One byte over the default limit. */
+	rm_init(&d, 0);
+	put_hdr(buf, RM_LAST_FRAG | (RM_DEFAULT_MAX_RECORD + 1));
+	assert_int_equal(rm_decode(&d, buf, 4), -EMSGSIZE);
+	assert_null(d.rec);
+	rm_destroy(&d);
+}
+
+static void test_record_over_max_across_fragments(void **state)
+{
+	struct rm_decoder d;
+	uint8_t buf[256];
+	size_t n = 0;
+
+	(void)state;
+	memset(buf, 'x', sizeof(buf));
+	rm_init(&d, 100);
+	n += put_hdr(buf + n, 60);
+	n += 60;
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)n);
+	put_hdr(buf, 41);
+	assert_int_equal(rm_decode(&d, buf, 4), -EMSGSIZE);
+	assert_true(d.rec_cap <= 100);
+	rm_destroy(&d);
+
+	/* Exactly at the limit is fine. */
+	rm_init(&d, 100);
+	n = put_hdr(buf, 60);
+	memset(buf + 4, 'x', 60);
+	n += 60;
+	n += put_hdr(buf + n, RM_LAST_FRAG | 40);
+	memset(buf + n, 'y', 40);
+	n += 40;
+	assert_int_equal(rm_decode(&d, buf, n), (ssize_t)n);
+	assert_true(rm_record_complete(&d));
+	assert_int_equal(d.rec_len, 100);
+	assert_int_equal(d.rec[99], 'y');
+	rm_destroy(&d);
+}
+
+static void test_direct_body(void **state)
+{
+	struct rm_decoder d;
+	uint8_t hdr[4];
+	uint8_t *p;
+	size_t want, len;
+
+	(void)state;
+	rm_init(&d, 0);
+	assert_null(rm_body_space(&d, &want));
+	put_hdr(hdr, RM_LAST_FRAG | 10000);
+	assert_int_equal(rm_decode(&d, hdr, 4), 4);
+	/* Allocated exactly for the announced fragment. */
+	assert_int_equal(d.rec_cap, 10000);
+	p = rm_body_space(&d, &want);
+	assert_non_null(p);
+	assert_int_equal(want, 10000);
+	memset(p, 'q', 4000);
+	rm_body_advance(&d, 4000);
+	assert_false(rm_record_complete(&d));
+	p = rm_body_space(&d, &want);
+	assert_int_equal(want, 6000);
+	memset(p, 'r', 6000);
+	rm_body_advance(&d, 6000);
+	assert_true(rm_record_complete(&d));
+	p = rm_record_take(&d, &len);
+	assert_int_equal(len, 10000);
+	assert_int_equal(p[0], 'q');
+	assert_int_equal(p[9999], 'r');
+	free(p);
+	rm_destroy(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_fragment),
+		cmocka_unit_test(test_one_byte_fragments),
+		cmocka_unit_test(test_empty_fragments),
+		cmocka_unit_test(test_last_fragment_bit),
+		cmocka_unit_test(test_oversized_header),
+		cmocka_unit_test(test_record_over_max_across_fragments),
+		cmocka_unit_test(test_direct_body),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
