@@ -21,12 +21,20 @@ enum export_squash {
 	EXPORT_ALL_SQUASH,
 };
 
+/* Data path for READ/WRITE (DESIGN.md §4): io=buffered|direct|auto. */
+enum export_io {
+	EXPORT_IO_AUTO = 0,       /* default */
+	EXPORT_IO_BUFFERED,
+	EXPORT_IO_DIRECT,
+};
+
 struct export_opts {
 	bool rw;                  /* default ro, as exports(5) */
 	enum export_squash squash;
 	uint32_t anonuid;         /* default 65534 */
 	uint32_t anongid;         /* default 65534 */
 	bool secure;              /* default insecure */
+	enum export_io io;        /* default auto */
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

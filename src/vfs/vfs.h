@@ -106,6 +106,8 @@ struct vfs_export;
 int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out);
 void vfs_export_close(struct vfs_export *ex);
 uint32_t vfs_export_id(const struct vfs_export *ex);
+/* vfs_export_path() - the export root as resolved at open (realpath). */
+const char *vfs_export_path(const struct vfs_export *ex);
 
 /*
  * vfs_secret_init() - load the handle MAC key from @state_dir/handle.key,

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Name operations: lookup, create, mkdir, symlink, mknod, remove, rmdir,
+ * rename, link, readlink. Every directory change runs under the caller's
+ * fs credentials on the directory's O_PATH fd, so the kernel checks
+ * permissions and new files belong to the caller. Symlinks are never
+ * followed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "vfs/vfs_int.h"
+
+/*
+ * vfs_name_check() - validate a wire name and copy it NUL-terminated
+ * into @buf (VFS_NAME_MAX + 1 bytes). Empty or containing '/' or NUL is
+ * -EINVAL, longer than VFS_NAME_MAX -ENAMETOOLONG.
+ */
+int vfs_name_check(const char *name, size_t len, char *buf)
+{
+	if (len == 0 || name == NULL)
+		return -EINVAL;
+	if (len > VFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
+		return -EINVAL;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+static bool name_is_dot(const char *n)
+{
+	return strcmp(n, ".") == 0 || strcmp(n, "..") == 0;
+}
+
+/*
+ * A name to create or remove in @dir: a valid name other than "." and
+ * "..", which give @dot_err.
+ */
+static int name_for_change(struct vfs_obj *dir, const char *name, size_t len,
+			   char *buf, int dot_err)
+{
+	int ret;
+
+	if (dir->type != VFS_DIR)
+		return -ENOTDIR;
+	ret = vfs_name_check(name, len, buf);
+	if (ret < 0)
+		return ret;
+	if (name_is_dot(buf))
+		return dot_err;
+	return 0;
+}
+
+int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
+	       struct vfs_obj **out)
+{
+	char buf[VFS_NAME_MAX + 1];
+	int ret, fd;
+
+	if (dir->type != VFS_DIR)
+		return -ENOTDIR;
+	ret = vfs_name_check(name, len, buf);
+	if (ret == -EINVAL)
+		return -ENOENT;
+	if (ret < 0)
+		return ret;
+
+	if (name_is_dot(buf) && (buf[1] == '\0' || dir->is_root)) {
+		/* "." and the root's "..": the directory itself. */
+		ret = vfs_check_access(dir, X_OK);
+		if (ret < 0)
+			return ret;
+		vfs_obj_get(dir);
+		*out = dir;
+		return 0;
+	}
+	if (buf[0] == '.' && buf[1] == '.' && buf[2] == '\0')
+		fd = openat(dir->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else
+		fd = openat(dir->fd, buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Adopting re-checks the device: a mount point is -EXDEV. */
+	return vfs_obj_from_fd(dir->ex, fd, true, out);
+}
+
+/* Open the entry just created as @name in @dir and get its object. */
+static int lookup_new(struct vfs_obj *dir, const char *name,
+		      enum vfs_ftype type, struct vfs_obj **out)
+{
+	int fd, ret;
+
+	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = vfs_obj_from_fd(dir->ex, fd, true, out);
+	if (ret < 0)
+		return ret;
+	/* Replaced between create and open by a local process. */
+	if ((*out)->type != type) {
+		vfs_obj_put(*out);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/*
+ * Apply a create's attributes other than the mode (already given to the
+ * kernel at creation): owner if it differs, size if not 0, times.
+ */
+static int apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa)
+{
+	struct vfs_sattr rest;
+	struct vfs_attr a;
+	int ret;
+
+	if (sa == NULL)
+		return 0;
+	rest = *sa;
+	rest.set_mode = false;
+	ret = vfs_getattr(o, &a);
+	if (ret < 0)
+		return ret;
+	if (rest.set_uid && rest.uid == a.uid)
+		rest.set_uid = false;
+	if (rest.set_gid && rest.gid == a.gid)
+		rest.set_gid = false;
+	if (rest.set_size && rest.size == a.size)
+		rest.set_size = false;
+	return vfs_setattr(o, &rest);
+}
+
+static uint32_t verf_word(const uint8_t *p)
+{
+	/* Bit 31 cleared as knfsd does: 32-bit signed on-disk times. */
+	return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | p[3]) &
+	       0x7fffffff;
+}
+
+/* EXCLUSIVE create hit an existing file: is it ours (same verifier)? */
+static int create_excl_existing(struct vfs_obj *dir, const char *name,
+				const uint8_t verf[8], struct vfs_obj **out)
+{
+	struct vfs_obj *o;
+	struct stat st;
+	int ret;
+
+	ret = lookup_new(dir, name, VFS_REG, &o);
+	if (ret < 0)
+		return ret == -ENOENT ? -EEXIST : ret;
+	if (fstat(o->fd, &st) < 0) {
+		ret = -errno;
+		vfs_obj_put(o);
+		return ret;
+	}
+	if ((uint64_t)st.st_atim.tv_sec != verf_word(verf) ||
+	    (uint64_t)st.st_mtim.tv_sec != verf_word(verf + 4)) {
+		vfs_obj_put(o);
+		return -EEXIST;
+	}
+	*out = o;
+	return 0;
+}
+
+int vfs_create(struct vfs_obj *dir, const char *name, size_t len,
+	       enum vfs_createmode how, const struct vfs_sattr *sa,
+	       const uint8_t verf[8], struct vfs_obj **out)
+{
+	char buf[VFS_NAME_MAX + 1];
+	struct vfs_obj *o;
+	mode_t mode;
+	int ret, fd;
+
+	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	if (ret < 0)
+		return ret;
+	if (how == VFS_CREATE_EXCLUSIVE && verf == NULL)
+		return -EINVAL;
+	/*
+	 * EXCLUSIVE carries no attributes: mode 0 until the client's
+	 * SETATTR, as knfsd. Otherwise the client's mode, or 0644.
+	 */
+	if (sa != NULL && sa->set_mode)
+		mode = sa->mode & 07777;
+	else
+		mode = how == VFS_CREATE_EXCLUSIVE ? 0 : 0644;
+
+	fd = openat(dir->fd, buf,
+		    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret != -EEXIST)
+			return ret;
+		if (how == VFS_CREATE_GUARDED)
+			return -EEXIST;
+		if (how == VFS_CREATE_EXCLUSIVE)
+			return create_excl_existing(dir, buf, verf, out);
+		/* UNCHECKED on an existing regular file: only its size. */
+		ret = lookup_new(dir, buf, VFS_REG, &o);
+		if (ret < 0)
+			return ret == -ENOENT ? -EEXIST : ret;
+		if (sa != NULL && sa->set_size) {
+			struct vfs_sattr sz = {
+				.set_size = true,
+				.size = sa->size,
+			};
+
+			ret = vfs_setattr(o, &sz);
+			if (ret < 0) {
+				vfs_obj_put(o);
+				return ret;
+			}
+		}
+		*out = o;
+		return 0;
+	}
+
+	if (how == VFS_CREATE_EXCLUSIVE) {
+		struct timespec ts[2] = {
+			{.tv_sec = verf_word(verf)},
+			{.tv_sec = verf_word(verf + 4)},
+		};
+
+		if (futimens(fd, ts) < 0) {
+			ret = -errno;
+			goto out_close;
+		}
+	}
+	ret = vfs_obj_from_fd(dir->ex, fd, false, &o);
+	if (ret < 0)
+		goto out_close;
+	close(fd);
+	if (how != VFS_CREATE_EXCLUSIVE) {
+		ret = apply_new_attrs(o, sa);
+		if (ret < 0) {
+			vfs_obj_put(o);
+			return ret;
+		}
+	}
+	*out = o;
+	return 0;
+
+out_close:
+	close(fd);
+	return ret;
+}
+
+int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
+	      const struct vfs_sattr *sa, struct vfs_obj **out)
+{
+	char buf[VFS_NAME_MAX + 1];
+	struct vfs_obj *o;
+	mode_t mode;
+	int ret;
+
+	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	if (ret < 0)
+		return ret;
+	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0755;
+	if (mkdirat(dir->fd, buf, mode) < 0)
+		return -errno;
+	ret = lookup_new(dir, buf, VFS_DIR, &o);
+	if (ret < 0)
+		return ret;
+	ret = apply_new_attrs(o, sa);
+	if (ret < 0) {
+		vfs_obj_put(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
+		const char *target, size_t tlen, const struct vfs_sattr *sa,
+		struct vfs_obj **out)
+{
+	char buf[VFS_NAME_MAX + 1];
+	struct vfs_obj *o;
+	char *tbuf;
+	int ret;
+
+	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	if (ret < 0)
+		return ret;
+	if (tlen == 0)
+		return -ENOENT;
+	if (tlen >= VFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(target, '\0', tlen) != NULL)
+		return -EINVAL;
+	tbuf = malloc(tlen + 1);
+	if (tbuf == NULL)
+		return -ENOMEM;
+	memcpy(tbuf, target, tlen);
+	tbuf[tlen] = '\0';
+	ret = symlinkat(tbuf, dir->fd, buf) < 0 ? -errno : 0;
+	free(tbuf);
+	if (ret < 0)
+		return ret;
+	ret = lookup_new(dir, buf, VFS_LNK, &o);
+	if (ret < 0)
+		return ret;
+	ret = apply_new_attrs(o, sa);
+	if (ret < 0) {
+		vfs_obj_put(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
+	      enum vfs_ftype type, uint32_t major, uint32_t minor,
+	      const struct vfs_sattr *sa, struct vfs_obj **out)
+{
+	char buf[VFS_NAME_MAX + 1];
+	struct vfs_obj *o;
+	mode_t mode;
+	dev_t dev = 0;
+	int ret;
+
+	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	if (ret < 0)
+		return ret;
+	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0644;
+	switch (type) {
+	case VFS_CHR:
+		mode |= S_IFCHR;
+		dev = makedev(major, minor);
+		break;
+	case VFS_BLK:
+		mode |= S_IFBLK;
+		dev = makedev(major, minor);
+		break;
+	case VFS_FIFO:
+		mode |= S_IFIFO;
+		break;
+	case VFS_SOCK:
+		mode |= S_IFSOCK;
+		break;
+	default:
+		return -EBADTYPE;
+	}
+	if (mknodat(dir->fd, buf, mode, dev) < 0)
+		return -errno;
+	ret = lookup_new(dir, buf, type, &o);
+	if (ret < 0)
+		return ret;
+	ret = apply_new_attrs(o, sa);
+	if (ret < 0) {
+		vfs_obj_put(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+/* Kernel handle of @name in @dir (not followed); false if none. */
+static bool name_kh(struct vfs_obj *dir, const char *name, struct vfs_kh *kh)
+{
+	union {
+		struct file_handle fh;
+		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
+	} u;
+	int mnt;
+
+	u.fh.handle_bytes = VFS_KH_MAX;
+	if (name_to_handle_at(dir->fd, name, &u.fh, &mnt, 0) < 0)
+		return false;
+	kh->type = u.fh.handle_type;
+	kh->len = u.fh.handle_bytes;
+	memcpy(kh->bytes, u.fh.f_handle, kh->len);
+	return true;
+}
+
+static int remove_common(struct vfs_obj *dir, const char *name, size_t len,
+			 int flags)
+{
+	char buf[VFS_NAME_MAX + 1];
+	struct vfs_kh kh;
+	bool have_kh;
+	int ret;
+
+	ret = name_for_change(dir, name, len, buf, -EINVAL);
+	if (ret < 0)
+		return ret;
+	have_kh = name_kh(dir, buf, &kh);
+	if (unlinkat(dir->fd, buf, flags) < 0)
+		return -errno;
+	/* Let the cache release the file if that was its last name. */
+	if (have_kh)
+		vfs_obj_doom(dir->ex, &kh);
+	return 0;
+}
+
+int vfs_remove(struct vfs_obj *dir, const char *name, size_t len)
+{
+	return remove_common(dir, name, len, 0);
+}
+
+int vfs_rmdir(struct vfs_obj *dir, const char *name, size_t len)
+{
+	return remove_common(dir, name, len, AT_REMOVEDIR);
+}
+
+int vfs_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
+	       struct vfs_obj *tdir, const char *tname, size_t tlen)
+{
+	char fbuf[VFS_NAME_MAX + 1], tbuf[VFS_NAME_MAX + 1];
+	struct vfs_kh kh;
+	bool have_kh;
+	int ret;
+
+	if (fdir->ex != tdir->ex)
+		return -EXDEV;
+	ret = name_for_change(fdir, fname, flen, fbuf, -EINVAL);
+	if (ret < 0)
+		return ret;
+	ret = name_for_change(tdir, tname, tlen, tbuf, -EINVAL);
+	if (ret < 0)
+		return ret;
+	have_kh = name_kh(tdir, tbuf, &kh);
+	if (renameat(fdir->fd, fbuf, tdir->fd, tbuf) < 0)
+		return -errno;
+	if (have_kh)
+		vfs_obj_doom(tdir->ex, &kh);
+	return 0;
+}
+
+int vfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
+	     size_t len)
+{
+	char buf[VFS_NAME_MAX + 1];
+	char path[32];
+	int ret;
+
+	if (o->ex != dir->ex)
+		return -EXDEV;
+	if (o->type == VFS_DIR)
+		return -EPERM;
+	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	if (ret < 0)
+		return ret;
+	/*
+	 * linkat(AT_EMPTY_PATH) on an O_PATH fd needs CAP_DAC_READ_SEARCH;
+	 * following the /proc magic link does not, and links the file
+	 * itself (a symlink is not followed further).
+	 */
+	vfs_proc_path(path, sizeof(path), o->fd);
+	if (linkat(AT_FDCWD, path, dir->fd, buf, AT_SYMLINK_FOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
+ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (o->type != VFS_LNK)
+		return -EINVAL;
+	n = readlinkat(o->fd, "", buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	return n;
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Wire file handles and the server secret that authenticates them.
+ *
+ * Layout (all integers big-endian):
+ *   0      version (VFS_FH_VERSION)
+ *   1      kernel handle length N (<= VFS_KH_MAX)
+ *   2..5   export id
+ *   6..9   kernel handle_type (int32)
+ *   10..   N bytes of kernel handle
+ *   then   8-byte SipHash-2-4 MAC, keyed with the server secret, over
+ *          all the bytes before it
+ * An ext4 handle (8 bytes) gives 26 bytes, btrfs (20) 38, so NFSv3's
+ * 64-byte limit holds for the common filesystems.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "vfs/siphash.h"
+#include "vfs/vfs_int.h"
+
+#define VFS_FH_VERSION	1
+#define VFS_FH_HDR	10
+#define VFS_FH_MAC	8
+#define VFS_FH_OVERHEAD (VFS_FH_HDR + VFS_FH_MAC)
+
+static uint8_t secret_key[16];
+static uint8_t hash_key[16]; /* cache/verifier hashing, never on the wire */
+static uint64_t write_verf;
+static pthread_once_t secret_once = PTHREAD_ONCE_INIT;
+
+static int fill_random(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Until vfs_secret_init() runs, handles are keyed by a per-process random
+ * key (valid only for this run), so that nothing is ever keyed by zeros.
+ */
+static void secret_boot(void)
+{
+	if (fill_random(secret_key, sizeof(secret_key)) < 0 ||
+	    fill_random(hash_key, sizeof(hash_key)) < 0 ||
+	    fill_random(&write_verf, sizeof(write_verf)) < 0) {
+		/* getrandom() cannot fail on a kernel with it; be loud. */
+		log_err("vfs: getrandom failed: %s", strerror(errno));
+		abort();
+	}
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EINVAL;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int secret_load(const char *file, uint8_t key[16])
+{
+	uint8_t extra;
+	int fd, ret;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	ret = read_full(fd, key, 16);
+	/* Exactly 16 bytes: anything else is not a key we wrote. */
+	if (ret == 0 && read(fd, &extra, 1) != 0)
+		ret = -EINVAL;
+	close(fd);
+	return ret;
+}
+
+static int secret_create(const char *dir, const char *file, uint8_t key[16])
+{
+	char tmp[PATH_MAX];
+	int fd, ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s/.handle.key.%d", dir,
+		     (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	ret = fill_random(key, 16);
+	if (ret < 0)
+		return ret;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	ret = write_full(fd, key, 16);
+	if (ret == 0 && fchmod(fd, 0600) < 0)
+		ret = -errno;
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	/* link() rather than rename(): a concurrent creator's key wins. */
+	if (ret == 0 && link(tmp, file) < 0)
+		ret = -errno;
+	unlink(tmp);
+	return ret;
+}
+
+int vfs_secret_init(const char *state_dir)
+{
+	char file[PATH_MAX];
+	uint8_t key[16];
+	int ret;
+
+	pthread_once(&secret_once, secret_boot);
+	if (snprintf(file, sizeof(file), "%s/handle.key", state_dir) >=
+	    (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	ret = secret_load(file, key);
+	if (ret == -ENOENT) {
+		ret = secret_create(state_dir, file, key);
+		if (ret == -EEXIST)
+			ret = secret_load(file, key);
+	}
+	if (ret < 0) {
+		log_err("vfs: cannot load or create %s: %s", file,
+			strerror(-ret));
+		return ret;
+	}
+	memcpy(secret_key, key, sizeof(key));
+	memset(key, 0, sizeof(key));
+	return 0;
+}
+
+void vfs_secret_set(const uint8_t key[16])
+{
+	pthread_once(&secret_once, secret_boot);
+	memcpy(secret_key, key, sizeof(secret_key));
+}
+
+uint64_t vfs_write_verifier(void)
+{
+	pthread_once(&secret_once, secret_boot);
+	return write_verf;
+}
+
+/*
+ * vfs_secret_hash() - keyed hash for internal tables and verifiers, under
+ * a per-process key distinct from the handle MAC key.
+ */
+uint64_t vfs_secret_hash(const void *msg, size_t len)
+{
+	pthread_once(&secret_once, secret_boot);
+	return siphash24(hash_key, msg, len);
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void fh_mac(const uint8_t *fh, size_t len, uint8_t mac[VFS_FH_MAC])
+{
+	uint64_t h = siphash24(secret_key, fh, len);
+
+	for (int i = 0; i < VFS_FH_MAC; i++)
+		mac[i] = (uint8_t)(h >> (8 * i));
+}
+
+/* Constant time, so a forger learns nothing from response timing. */
+static bool mac_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	for (int i = 0; i < VFS_FH_MAC; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+/*
+ * fh_parse() - check a wire handle's format and MAC and extract its
+ * fields. Returns 0 or -EBADHANDLE.
+ */
+static int fh_parse(const void *fh, size_t len, uint32_t *id, struct vfs_kh *kh)
+{
+	const uint8_t *p = fh;
+	uint8_t mac[VFS_FH_MAC];
+	size_t n;
+
+	pthread_once(&secret_once, secret_boot);
+	if (fh == NULL || len < VFS_FH_OVERHEAD + 1 || len > VFS_FH_MAX)
+		return -EBADHANDLE;
+	if (p[0] != VFS_FH_VERSION)
+		return -EBADHANDLE;
+	n = p[1];
+	if (n == 0 || n > VFS_KH_MAX || n != len - VFS_FH_OVERHEAD)
+		return -EBADHANDLE;
+	fh_mac(p, len - VFS_FH_MAC, mac);
+	if (!mac_equal(mac, p + len - VFS_FH_MAC))
+		return -EBADHANDLE;
+	*id = get_be32(p + 2);
+	if (kh != NULL) {
+		kh->type = (int)get_be32(p + 6);
+		kh->len = (uint32_t)n;
+		memcpy(kh->bytes, p + VFS_FH_HDR, n);
+	}
+	return 0;
+}
+
+int vfs_fh_export_id(const void *fh, size_t len, uint32_t *export_id)
+{
+	return fh_parse(fh, len, export_id, NULL);
+}
+
+int vfs_obj_fh(const struct vfs_obj *o, void *buf, size_t max)
+{
+	uint8_t *p = buf;
+	size_t len = VFS_FH_OVERHEAD + o->kh.len;
+
+	pthread_once(&secret_once, secret_boot);
+	if (len > max || len > VFS_FH_MAX)
+		return -EOVERFLOW;
+	p[0] = VFS_FH_VERSION;
+	p[1] = (uint8_t)o->kh.len;
+	put_be32(p + 2, o->ex->id);
+	put_be32(p + 6, (uint32_t)o->kh.type);
+	memcpy(p + VFS_FH_HDR, o->kh.bytes, o->kh.len);
+	fh_mac(p, len - VFS_FH_MAC, p + len - VFS_FH_MAC);
+	return (int)len;
+}
+
+/*
+ * vfs_kh_of_fd() - the kernel handle of the file @fd refers to (any fd,
+ * O_PATH included; symlinks are not followed). Returns 0 or -errno
+ * (-EOPNOTSUPP when the filesystem has no handles).
+ */
+int vfs_kh_of_fd(int fd, struct vfs_kh *kh)
+{
+	union {
+		struct file_handle fh;
+		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
+	} u;
+	int mnt;
+
+	u.fh.handle_bytes = VFS_KH_MAX;
+	if (name_to_handle_at(fd, "", &u.fh, &mnt, AT_EMPTY_PATH) < 0)
+		return -errno;
+	if (u.fh.handle_bytes == 0 || u.fh.handle_bytes > VFS_KH_MAX)
+		return -EOVERFLOW;
+	kh->type = u.fh.handle_type;
+	kh->len = u.fh.handle_bytes;
+	memcpy(kh->bytes, u.fh.f_handle, kh->len);
+	return 0;
+}
+
+/* open_by_handle_at() as root: it needs CAP_DAC_READ_SEARCH. */
+static int kh_open(struct vfs_export *ex, const struct vfs_kh *kh, int flags)
+{
+	union {
+		struct file_handle fh;
+		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
+	} u;
+	struct vfs_root_save save;
+	int fd, err;
+
+	u.fh.handle_bytes = kh->len;
+	u.fh.handle_type = kh->type;
+	memcpy(u.fh.f_handle, kh->bytes, kh->len);
+	vfs_root_enter(&save);
+	fd = open_by_handle_at(ex->root_fd, &u.fh, flags | O_CLOEXEC);
+	err = errno;
+	vfs_root_leave(&save);
+	if (fd < 0)
+		return -err;
+	return fd;
+}
+
+/*
+ * vfs_kh_open() - open the file of @kh in @ex with @flags, as root.
+ * Returns the fd or -errno (-ESTALE when the file is gone).
+ */
+int vfs_kh_open(struct vfs_export *ex, const struct vfs_kh *kh, int flags)
+{
+	int fd = kh_open(ex, kh, flags);
+
+	/*
+	 * The MAC proved we minted this handle; a kernel that now refuses
+	 * its type or bytes means the file (or filesystem) is gone.
+	 */
+	if (fd == -EINVAL || fd == -ENOENT || fd == -EOPNOTSUPP)
+		return -ESTALE;
+	return fd;
+}
+
+int vfs_obj_from_fh(struct vfs_export *ex, const void *fh, size_t len,
+		    struct vfs_obj **out)
+{
+	struct vfs_kh kh;
+	struct stat st;
+	uint32_t id;
+	int ret, fd;
+
+	ret = fh_parse(fh, len, &id, &kh);
+	if (ret < 0)
+		return ret;
+	if (id != ex->id)
+		return -EBADHANDLE;
+	if (vfs_obj_find(ex, &kh, out) == 0)
+		return 0;
+
+	fd = vfs_kh_open(ex, &kh, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	/* Not on the export's filesystem, or already deleted: stale. */
+	if (st.st_dev != ex->dev || st.st_nlink == 0) {
+		ret = -ESTALE;
+		goto out_close;
+	}
+	return vfs_obj_adopt(ex, fd, &st, &kh, out);
+
+out_close:
+	close(fd);
+	return ret;
+}

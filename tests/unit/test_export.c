@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the export module: the exports(5) parser (good lines,
+ * every option, every error with its file:line), the command-line spec,
+ * client matching, squash mapping and the live table.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "export/export.h"
+
+static char file[256];
+
+static void write_file(const char *text)
+{
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/tmp/nasd-exports-%d", (int)getpid());
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static struct export_table *parse_ok(const char *text)
+{
+	struct export_table *t = NULL;
+	char err[512] = "";
+	int ret;
+
+	write_file(text);
+	ret = export_parse_file(file, &t, err, sizeof(err));
+	if (ret != 0)
+		fail_msg("unexpected parse error: %s", err);
+	unlink(file);
+	return t;
+}
+
+/* The parse fails with "FILE:LINE: <contains @what>". */
+static void parse_err(const char *text, unsigned int line, const char *what)
+{
+	struct export_table *t = NULL;
+	char err[512] = "", prefix[300];
+	int ret;
+
+	write_file(text);
+	ret = export_parse_file(file, &t, err, sizeof(err));
+	unlink(file);
+	if (ret != -EINVAL)
+		fail_msg("expected an error about '%s'", what);
+	assert_null(t);
+	snprintf(prefix, sizeof(prefix), "%s:%u: ", file, line);
+	if (strncmp(err, prefix, strlen(prefix)) != 0 ||
+	    strstr(err, what) == NULL)
+		fail_msg("error '%s' is not '%s...%s'", err, prefix, what);
+}
+
+static struct sockaddr_in v4(const char *a)
+{
+	struct sockaddr_in s = {.sin_family = AF_INET};
+
+	assert_int_equal(inet_pton(AF_INET, a, &s.sin_addr), 1);
+	return s;
+}
+
+static struct sockaddr_in6 v6(const char *a)
+{
+	struct sockaddr_in6 s = {.sin6_family = AF_INET6};
+
+	assert_int_equal(inet_pton(AF_INET6, a, &s.sin6_addr), 1);
+	return s;
+}
+
+static const struct export_opts *match4(const struct export *e, const char *a)
+{
+	struct sockaddr_in s = v4(a);
+
+	return export_match_client(e, (const struct sockaddr *)&s);
+}
+
+static const struct export_opts *match6(const struct export *e, const char *a)
+{
+	struct sockaddr_in6 s = v6(a);
+
+	return export_match_client(e, (const struct sockaddr *)&s);
+}
+
+static void test_parse_good(void **state)
+{
+	struct export_table *t = parse_ok(
+		"# comment line\n"
+		"\n"
+		"   \t\n"
+		"/srv/data 10.0.0.0/8(rw,no_root_squash,sync) "
+		"192.168.1.7(ro) *(ro,all_squash,anonuid=1000,anongid=100)"
+		" # trailing comment\n"
+		"\"/srv/my data\" ::1(rw,insecure,io=direct)  "
+		"2001:db8::/32(secure,io=buffered,fsid=7)\n"
+		"/srv/pub(ro,async,no_subtree_check,subtree_check,wdelay,"
+		"no_wdelay)\n"
+		"/srv/alone\n"
+		"/srv/cont 10.0.0.1(rw) \\\n"
+		"          10.0.0.2(ro)\r\n"
+		"/srv//norm/./x/ 172.16.0.0/255.240.0.0(rw,fsid=0)\n"
+		"/srv/sq "
+		"(root_squash,no_all_squash,all_squash,no_all_squash)\n");
+	const struct export *e;
+	const struct export_opts *o;
+
+	assert_int_equal(t->nexports, 7);
+	e = &t->exports[0];
+	assert_string_equal(e->path, "/srv/data");
+	assert_int_equal(e->nclients, 3);
+	assert_string_equal(e->clients[0].spec, "10.0.0.0/8");
+	assert_int_equal(e->clients[0].prefix, 8);
+	assert_true(e->clients[0].opts.rw);
+	assert_int_equal(e->clients[0].opts.squash, EXPORT_NO_ROOT_SQUASH);
+	assert_false(e->clients[0].opts.secure);
+	assert_int_equal(e->clients[0].opts.io, EXPORT_IO_AUTO);
+	assert_false(e->clients[1].opts.rw);
+	assert_int_equal(e->clients[1].opts.squash, EXPORT_ROOT_SQUASH);
+	assert_int_equal(e->clients[1].opts.anonuid, 65534);
+	assert_int_equal(e->clients[2].family, AF_UNSPEC);
+	assert_int_equal(e->clients[2].opts.squash, EXPORT_ALL_SQUASH);
+	assert_int_equal(e->clients[2].opts.anonuid, 1000);
+	assert_int_equal(e->clients[2].opts.anongid, 100);
+
+	/* First match wins. */
+	o = match4(e, "10.1.2.3");
+	assert_ptr_equal(o, &e->clients[0].opts);
+	o = match4(e, "192.168.1.7");
+	assert_ptr_equal(o, &e->clients[1].opts);
+	o = match4(e, "11.0.0.1");
+	assert_ptr_equal(o, &e->clients[2].opts);
+	/* IPv4-mapped IPv6 peers match IPv4 specs. */
+	o = match6(e, "::ffff:10.9.9.9");
+	assert_ptr_equal(o, &e->clients[0].opts);
+
+	e = &t->exports[1];
+	assert_string_equal(e->path, "/srv/my data");
+	assert_int_equal(e->id, 7);
+	assert_int_equal(e->clients[0].family, AF_INET6);
+	assert_int_equal(e->clients[0].prefix, 128);
+	assert_int_equal(e->clients[0].opts.io, EXPORT_IO_DIRECT);
+	assert_true(e->clients[1].opts.secure);
+	assert_int_equal(e->clients[1].opts.io, EXPORT_IO_BUFFERED);
+	assert_ptr_equal(match6(e, "::1"), &e->clients[0].opts);
+	assert_ptr_equal(match6(e, "2001:db8:ffff::1"), &e->clients[1].opts);
+	assert_null(match6(e, "2001:db9::1"));
+	assert_null(match4(e, "127.0.0.1"));
+	assert_null(export_match_client(e, NULL));
+
+	e = &t->exports[2];
+	assert_string_equal(e->path, "/srv/pub");
+	assert_int_equal(e->nclients, 1);
+	assert_int_equal(e->clients[0].family, AF_UNSPEC);
+	assert_false(e->clients[0].opts.rw);
+	assert_non_null(match4(e, "1.2.3.4"));
+
+	e = &t->exports[3];
+	assert_string_equal(e->path, "/srv/alone");
+	assert_int_equal(e->nclients, 1);
+	assert_string_equal(e->clients[0].spec, "*");
+	assert_false(e->clients[0].opts.rw);
+	assert_int_equal(e->clients[0].opts.squash, EXPORT_ROOT_SQUASH);
+
+	e = &t->exports[4];
+	assert_string_equal(e->path, "/srv/cont");
+	assert_int_equal(e->nclients, 2);
+	assert_string_equal(e->clients[1].spec, "10.0.0.2");
+	assert_null(match4(e, "10.0.0.3"));
+	assert_true(match4(e, "10.0.0.1")->rw);
+
+	e = &t->exports[5];
+	assert_string_equal(e->path, "/srv/norm/x");
+	assert_int_equal(e->id, 0);
+	assert_int_equal(e->clients[0].prefix, 12);
+	assert_non_null(match4(e, "172.31.255.255"));
+	assert_null(match4(e, "172.32.0.0"));
+
+	e = &t->exports[6];
+	assert_int_equal(e->clients[0].opts.squash, EXPORT_ROOT_SQUASH);
+
+	/* Ids without fsid= are the stable path hash. */
+	assert_int_equal(t->exports[0].id,
+			 export_find_by_path(t, "/srv/data/", 10)->id);
+	assert_ptr_equal(export_find_by_id(t, 7), &t->exports[1]);
+	assert_ptr_equal(export_find_by_path(t, "/srv//pub", 9),
+			 &t->exports[2]);
+	assert_null(export_find_by_path(t, "/srv", 4));
+	assert_null(export_find_by_id(t, 12345));
+	export_table_free(t);
+
+	/* Same path in another file: same id (handles survive restarts). */
+	t = parse_ok("/srv/data *(rw)\n");
+	struct export_table *t2 = parse_ok("/srv/data 10.0.0.1(ro)\n");
+	assert_int_equal(t->exports[0].id, t2->exports[0].id);
+	export_table_free(t);
+	export_table_free(t2);
+}
+
+static void test_parse_errors(void **state)
+{
+	parse_err("/a *(rw)\n\n/b *(rw,bogus)\n", 3,
+		  "unknown export option 'bogus'");
+	parse_err("/a *(rw,crossmnt)\n", 1, "unknown export option 'crossmnt'");
+	parse_err("# c\nrelative *(rw)\n", 2, "must be absolute");
+	parse_err("/a host.example.com(rw)\n", 1, "host names");
+	parse_err("/a *.example.com(rw)\n", 1, "host names");
+	parse_err("/a @netgroup(rw)\n", 1, "host names");
+	parse_err("/a 10.0.0.0/33(rw)\n", 1, "bad prefix");
+	parse_err("/a ::/129(rw)\n", 1, "bad prefix");
+	parse_err("/a 10.0.0.0/255.0.255.0(rw)\n", 1, "bad netmask");
+	parse_err("/a 10.0.0.1(rw\n", 1, "missing ')'");
+	parse_err("/a 10.0.0.1(rw)(ro)\n", 1, "unbalanced");
+	parse_err("\"/a *(rw)\n", 1, "unterminated quote");
+	parse_err("/a *(rw)\n/b *(ro)\n/a 10.0.0.1(rw)\n", 3, "duplicate");
+	parse_err("/a *(fsid=5)\n/b *(fsid=5)\n", 2, "collides");
+	parse_err("/a 1.1.1.1(fsid=5) *(fsid=6)\n", 1, "conflicting fsid");
+	parse_err("/a *(fsid=abc)\n", 1, "bad fsid");
+	parse_err("/a *(anonuid=-1)\n", 1, "bad anonuid");
+	parse_err("/a *(anongid=99999999999)\n", 1, "bad anongid");
+	parse_err("/a *(io=mmap)\n", 1, "bad io");
+	parse_err("/a *(rw,,ro)\n", 1, "empty export option");
+	parse_err("/a/../b *(rw)\n", 1, "bad export path");
+	parse_err("/x 1.2.3.4(rw) \\\n  bad.host(ro)\n/y\n", 1, "host names");
+	parse_err("/x(rw) \\\n\\\n   /y(rw)\n", 1, "host names");
+}
+
+static void test_parse_missing_file(void **state)
+{
+	struct export_table *t = NULL;
+	char err[256];
+
+	assert_int_equal(
+		export_parse_file("/nonexistent/exports", &t, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "/nonexistent/exports: cannot open"));
+}
+
+static void test_parse_spec(void **state)
+{
+	struct export_table *t = export_table_new();
+	char err[256];
+
+	assert_non_null(t);
+	assert_int_equal(export_parse_spec(t, "/srv/a", err, sizeof(err)), 0);
+	assert_int_equal(export_parse_spec(t,
+					   "/srv/b:rw,no_root_squash,"
+					   "io=direct",
+					   err, sizeof(err)),
+			 0);
+	assert_int_equal(export_parse_spec(t, "/srv/c:d", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--export: unknown export option 'd'"));
+	assert_int_equal(export_parse_spec(t, "/srv/x:y/z", err, sizeof(err)),
+			 0);
+	assert_int_equal(export_parse_spec(t, "/srv/a/:ro", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "duplicate"));
+	assert_int_equal(export_parse_spec(t, "rel:rw", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(t->nexports, 3);
+	assert_false(t->exports[0].clients[0].opts.rw);
+	assert_true(t->exports[1].clients[0].opts.rw);
+	assert_int_equal(t->exports[1].clients[0].opts.squash,
+			 EXPORT_NO_ROOT_SQUASH);
+	assert_int_equal(t->exports[1].clients[0].opts.io, EXPORT_IO_DIRECT);
+	assert_string_equal(t->exports[2].path, "/srv/x:y/z");
+	assert_non_null(match4(&t->exports[0], "8.8.8.8"));
+	export_table_free(t);
+}
+
+static void test_map_cred(void **state)
+{
+	struct export_opts o = {
+		.squash = EXPORT_ROOT_SQUASH,
+		.anonuid = 65534,
+		.anongid = 65533,
+	};
+	uint32_t gids[20] = {5, 0, 7};
+	struct vfs_cred c;
+
+	export_map_cred(&o, false, 0, 0, 3, gids, &c);
+	assert_int_equal(c.uid, 65534);
+	assert_int_equal(c.gid, 65533);
+	assert_int_equal(c.ngroups, 3);
+	assert_int_equal(c.groups[0], 5);
+	assert_int_equal(c.groups[1], 65533);
+	assert_int_equal(c.groups[2], 7);
+
+	export_map_cred(&o, false, 1000, 100, 3, gids, &c);
+	assert_int_equal(c.uid, 1000);
+	assert_int_equal(c.gid, 100);
+	assert_int_equal(c.groups[1], 65533);
+
+	export_map_cred(&o, true, 1000, 100, 3, gids, &c);
+	assert_int_equal(c.uid, 65534);
+	assert_int_equal(c.gid, 65533);
+	assert_int_equal(c.ngroups, 0);
+
+	o.squash = EXPORT_NO_ROOT_SQUASH;
+	export_map_cred(&o, false, 0, 0, 20, gids, &c);
+	assert_int_equal(c.uid, 0);
+	assert_int_equal(c.gid, 0);
+	assert_int_equal(c.ngroups, VFS_NGROUPS_MAX);
+	assert_int_equal(c.groups[1], 0);
+
+	o.squash = EXPORT_ALL_SQUASH;
+	export_map_cred(&o, false, 1000, 100, 3, gids, &c);
+	assert_int_equal(c.uid, 65534);
+	assert_int_equal(c.gid, 65533);
+	assert_int_equal(c.ngroups, 0);
+}
+
+static void test_live_table(void **state)
+{
+	struct export_table *t1 = export_table_new(), *t2, *cur, *held;
+	char err[256], dir[] = "/tmp/nasd-exp-XXXXXX", spec[64];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(spec, sizeof(spec), "%s:rw", dir);
+	assert_int_equal(export_parse_spec(t1, spec, err, sizeof(err)), 0);
+	assert_int_equal(export_table_open(t1, err, sizeof(err)), 0);
+	assert_non_null(t1->exports[0].vex);
+	assert_int_equal(vfs_export_id(t1->exports[0].vex), t1->exports[0].id);
+
+	assert_null(export_table_current());
+	export_table_install(t1);
+	held = export_table_current();
+	assert_ptr_equal(held, t1);
+
+	/* Reload: the old table lives until its last holder puts it. */
+	t2 = export_table_new();
+	assert_int_equal(
+		export_parse_spec(t2, "/nonexistent-nasd:ro", err, sizeof(err)),
+		0);
+	assert_true(export_table_open(t2, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "/nonexistent-nasd"));
+	export_table_install(t2);
+	cur = export_table_current();
+	assert_ptr_equal(cur, t2);
+	assert_int_equal(held->refs, 1);
+	assert_non_null(held->exports[0].vex);
+	export_table_put(held);
+	export_table_put(cur);
+	export_table_install(NULL);
+	assert_null(export_table_current());
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_missing_file),
+		cmocka_unit_test(test_parse_spec),
+		cmocka_unit_test(test_map_cred),
+		cmocka_unit_test(test_live_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
