@@ -6,10 +6,10 @@
 
 #include "rpc/rpc.h"
 
-#define NFS_PROGRAM 100003
+#define NFS_PROGRAM   100003
 #define MOUNT_PROGRAM 100005
-#define NFS_V3 3
-#define MOUNT_V3 3
+#define NFS_V3	      3
+#define MOUNT_V3      3
 
 extern const struct rpc_program nfs3_program;
 extern const struct rpc_program mount3_program;

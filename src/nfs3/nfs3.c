@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The NFSv3 program table (RFC 1813 §3.2): program 100003 version 3, the
+ * 22 procedures indexed by number.
+ */
+
+#include "nfs3/nfs3.h"
+#include "nfs3/nfs3_internal.h"
+
+/* Reply body budgets (bytes), from the encoded sizes of each result. */
+#define WCC NFS3_WCC_DATA_SIZE
+#define POA NFS3_POST_OP_ATTR_SIZE
+#define FH  (4 + NFS3_FHSIZE)
+
+#define NFS3_PROC(NAME, proc, argt, rest, dec, enc, fl, max)                   \
+	[NFSPROC3_##NAME] = {                                                  \
+		.name = #NAME,                                                 \
+		.args_size = sizeof(struct argt),                              \
+		.res_size = sizeof(struct rest),                               \
+		.decode = dec,                                                 \
+		.handle = proc,                                                \
+		.encode = enc,                                                 \
+		.release = NULL,                                               \
+		.flags = fl,                                                   \
+		.max_reply = max,                                              \
+	}
+
+#define NI RPC_PROC_NONIDEMPOTENT
+
+static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
+	[NFSPROC3_NULL] =
+		{
+			.name = "NULL",
+			.args_size = 0,
+			.res_size = 0,
+			.decode = nfs3_dec_void,
+			.handle = NULL,
+			.encode = nfs3_enc_void,
+			.release = NULL,
+			.flags = 0,
+			.max_reply = 4,
+		},
+	NFS3_PROC(GETATTR, nfs3_proc_getattr, GETATTR3args, GETATTR3res,
+		  nfs3_dec_GETATTR3args, nfs3_enc_GETATTR3res, 0,
+		  4 + NFS3_FATTR3_SIZE),
+	NFS3_PROC(SETATTR, nfs3_proc_setattr, SETATTR3args, SETATTR3res,
+		  nfs3_dec_SETATTR3args, nfs3_enc_SETATTR3res, NI, 4 + WCC),
+	NFS3_PROC(LOOKUP, nfs3_proc_lookup, LOOKUP3args, LOOKUP3res,
+		  nfs3_dec_LOOKUP3args, nfs3_enc_LOOKUP3res, 0,
+		  4 + FH + 2 * POA),
+	NFS3_PROC(ACCESS, nfs3_proc_access, ACCESS3args, ACCESS3res,
+		  nfs3_dec_ACCESS3args, nfs3_enc_ACCESS3res, 0, 4 + POA + 4),
+	NFS3_PROC(READLINK, nfs3_proc_readlink, READLINK3args, READLINK3res,
+		  nfs3_dec_READLINK3args, nfs3_enc_READLINK3res, 0,
+		  4 + POA + 4 + NFS3_PATH_MAX),
+	/* The data itself travels as the reply tail, outside this budget. */
+	NFS3_PROC(READ, nfs3_proc_read, READ3args, READ3res, nfs3_dec_READ3args,
+		  nfs3_enc_READ3res, 0, 4 + POA + 4 + 4 + 4),
+	NFS3_PROC(WRITE, nfs3_proc_write, WRITE3args, WRITE3res,
+		  nfs3_dec_WRITE3args, nfs3_enc_WRITE3res, NI,
+		  4 + WCC + 4 + 4 + 8),
+	NFS3_PROC(CREATE, nfs3_proc_create, CREATE3args, CREATE3res,
+		  nfs3_dec_CREATE3args, nfs3_enc_CREATE3res, NI,
+		  4 + NFS3_POST_OP_FH3_SIZE + POA + WCC),
+	NFS3_PROC(MKDIR, nfs3_proc_mkdir, MKDIR3args, CREATE3res,
+		  nfs3_dec_MKDIR3args, nfs3_enc_CREATE3res, NI,
+		  4 + NFS3_POST_OP_FH3_SIZE + POA + WCC),
+	NFS3_PROC(SYMLINK, nfs3_proc_symlink, SYMLINK3args, CREATE3res,
+		  nfs3_dec_SYMLINK3args, nfs3_enc_CREATE3res, NI,
+		  4 + NFS3_POST_OP_FH3_SIZE + POA + WCC),
+	NFS3_PROC(MKNOD, nfs3_proc_mknod, MKNOD3args, CREATE3res,
+		  nfs3_dec_MKNOD3args, nfs3_enc_CREATE3res, NI,
+		  4 + NFS3_POST_OP_FH3_SIZE + POA + WCC),
+	NFS3_PROC(REMOVE, nfs3_proc_remove, REMOVE3args, REMOVE3res,
+		  nfs3_dec_REMOVE3args, nfs3_enc_REMOVE3res, NI, 4 + WCC),
+	NFS3_PROC(RMDIR, nfs3_proc_rmdir, RMDIR3args, REMOVE3res,
+		  nfs3_dec_RMDIR3args, nfs3_enc_REMOVE3res, NI, 4 + WCC),
+	NFS3_PROC(RENAME, nfs3_proc_rename, RENAME3args, RENAME3res,
+		  nfs3_dec_RENAME3args, nfs3_enc_RENAME3res, NI, 4 + 2 * WCC),
+	NFS3_PROC(LINK, nfs3_proc_link, LINK3args, LINK3res, nfs3_dec_LINK3args,
+		  nfs3_enc_LINK3res, NI, 4 + POA + WCC),
+	/* The handlers clamp count/maxcount to NFS3_DIR_MAX. */
+	NFS3_PROC(READDIR, nfs3_proc_readdir, READDIR3args, READDIR3res,
+		  nfs3_dec_READDIR3args, nfs3_enc_READDIR3res, 0, NFS3_DIR_MAX),
+	NFS3_PROC(READDIRPLUS, nfs3_proc_readdirplus, READDIRPLUS3args,
+		  READDIR3res, nfs3_dec_READDIRPLUS3args, nfs3_enc_READDIR3res,
+		  0, NFS3_DIR_MAX),
+	NFS3_PROC(FSSTAT, nfs3_proc_fsstat, FSSTAT3args, FSSTAT3res,
+		  nfs3_dec_FSSTAT3args, nfs3_enc_FSSTAT3res, 0,
+		  4 + POA + 6 * 8 + 4),
+	NFS3_PROC(FSINFO, nfs3_proc_fsinfo, FSSTAT3args, FSINFO3res,
+		  nfs3_dec_FSSTAT3args, nfs3_enc_FSINFO3res, 0,
+		  4 + POA + 7 * 4 + 8 + 8 + 4),
+	NFS3_PROC(PATHCONF, nfs3_proc_pathconf, FSSTAT3args, PATHCONF3res,
+		  nfs3_dec_FSSTAT3args, nfs3_enc_PATHCONF3res, 0,
+		  4 + POA + 6 * 4),
+	NFS3_PROC(COMMIT, nfs3_proc_commit, COMMIT3args, COMMIT3res,
+		  nfs3_dec_COMMIT3args, nfs3_enc_COMMIT3res, 0, 4 + WCC + 8),
+};
+
+static const struct rpc_version nfs3_versions[] = {
+	{
+		.vers = NFS_V3,
+		.nprocs = NFSPROC3_NPROCS,
+		.procs = nfs3_procs,
+	},
+};
+
+const struct rpc_program nfs3_program = {
+	.prog = NFS_PROGRAM,
+	.name = "nfs",
+	.nversions = sizeof(nfs3_versions) / sizeof(nfs3_versions[0]),
+	.versions = nfs3_versions,
+};

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* NFSv3 READ, WRITE, COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21). */
+
+#include <stdlib.h>
+
+#include "nfs3/nfs3_internal.h"
+
+/* Only regular files carry data; a directory is EISDIR, others EINVAL. */
+static int data_type_check(const struct vfs_attr *va)
+{
+	if (va->type == VFS_REG)
+		return 0;
+	return va->type == VFS_DIR ? -EISDIR : -EINVAL;
+}
+
+/**
+ * nfs3_proc_read() - RFC 1813 §3.3.6: up to min(count, rtmax) bytes. The
+ * data goes into a per-call 4 KiB-aligned buffer that the reply borrows as
+ * its tail; the call owns it (call->tail_release frees it once sent).
+ */
+void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
+{
+	const struct READ3args *a = args;
+	struct READ3res *r = res;
+	struct nfs3_ctx ctx = {0};
+	uint32_t count = a->count < NFS3_IO_MAX ? a->count : NFS3_IO_MAX;
+	struct vfs_attr va;
+	struct vfs_obj *o;
+	bool eof = false;
+	void *buf;
+	ssize_t n;
+	int err;
+
+	r->status = nfs3_resolve(call, NFSPROC3_READ, &ctx, &a->file, &o);
+	if (r->status)
+		goto out_ctx;
+	err = vfs_getattr(o, &va);
+	if (!err)
+		err = data_type_check(&va);
+	if (err)
+		goto out_status;
+	if (!count) {
+		r->eof = a->offset >= va.size;
+		goto out_status;
+	}
+	buf = aligned_alloc(NFS3_IO_MULT,
+			    (count + NFS3_IO_MULT - 1) & ~(NFS3_IO_MULT - 1u));
+	if (!buf) {
+		err = -ENOMEM;
+		goto out_status;
+	}
+	n = vfs_read(o, a->offset, buf, count, &eof);
+	if (n < 0) {
+		free(buf);
+		err = (int)n;
+		goto out_status;
+	}
+	/* From here the call owns the buffer, sent or not. */
+	call->tail_release = free;
+	call->tail_arg = buf;
+	r->data = buf;
+	r->count = (uint32_t)n;
+	r->eof = eof;
+out_status:
+	r->status = nfs3_status(NFSPROC3_READ, err);
+	nfs3_post_op_attr(o, &r->file_attributes);
+	vfs_obj_put(o);
+out_ctx:
+	nfs3_ctx_release(&ctx);
+}
+
+static const enum vfs_stable vfs_stable_of[] = {
+	[UNSTABLE] = VFS_UNSTABLE,
+	[DATA_SYNC] = VFS_DATA_SYNC,
+	[FILE_SYNC] = VFS_FILE_SYNC,
+};
+
+/**
+ * nfs3_proc_write() - RFC 1813 §3.3.7: write the borrowed data with the
+ * asked stability and report exactly that as committed, with the server's
+ * write verifier and the file's wcc_data in both arms.
+ */
+void nfs3_proc_write(struct rpc_call *call, const void *args, void *res)
+{
+	const struct WRITE3args *a = args;
+	struct WRITE3res *r = res;
+	struct nfs3_ctx ctx = {0};
+	struct vfs_attr va;
+	struct vfs_obj *o;
+	ssize_t n;
+	int err;
+
+	r->status = nfs3_resolve(call, NFSPROC3_WRITE, &ctx, &a->file, &o);
+	if (r->status)
+		goto out_ctx;
+	err = vfs_getattr(o, &va);
+	if (err)
+		goto out_status;
+	nfs3_wcc_attr_from_vfs(&r->file_wcc.before.attributes, &va);
+	r->file_wcc.before.attributes_follow = true;
+	if (nfs3_ctx_ro(&ctx)) {
+		err = -EROFS;
+		goto out_status;
+	}
+	err = data_type_check(&va);
+	if (err)
+		goto out_status;
+	/* The decoder has checked stable (0..2) and count == data length. */
+	n = vfs_write(o, a->offset, a->data, a->count,
+		      vfs_stable_of[a->stable]);
+	if (n < 0) {
+		err = (int)n;
+		goto out_status;
+	}
+	r->count = (uint32_t)n;
+	r->committed = a->stable;
+	r->verf = vfs_write_verifier();
+out_status:
+	r->status = nfs3_status(NFSPROC3_WRITE, err);
+	nfs3_post_op_attr(o, &r->file_wcc.after);
+	vfs_obj_put(o);
+out_ctx:
+	nfs3_ctx_release(&ctx);
+}
+
+/**
+ * nfs3_proc_commit() - RFC 1813 §3.3.21: flush the file's unstable data
+ * and return the write verifier (allowed on read-only exports too).
+ */
+void nfs3_proc_commit(struct rpc_call *call, const void *args, void *res)
+{
+	const struct COMMIT3args *a = args;
+	struct COMMIT3res *r = res;
+	struct nfs3_ctx ctx = {0};
+	struct vfs_attr va;
+	struct vfs_obj *o;
+	int err;
+
+	r->status = nfs3_resolve(call, NFSPROC3_COMMIT, &ctx, &a->file, &o);
+	if (r->status)
+		goto out_ctx;
+	err = vfs_getattr(o, &va);
+	if (err)
+		goto out_status;
+	nfs3_wcc_attr_from_vfs(&r->file_wcc.before.attributes, &va);
+	r->file_wcc.before.attributes_follow = true;
+	err = data_type_check(&va);
+	if (!err)
+		err = vfs_commit(o, a->offset, a->count);
+	if (!err)
+		r->verf = vfs_write_verifier();
+out_status:
+	r->status = nfs3_status(NFSPROC3_COMMIT, err);
+	nfs3_post_op_attr(o, &r->file_wcc.after);
+	vfs_obj_put(o);
+out_ctx:
+	nfs3_ctx_release(&ctx);
+}
