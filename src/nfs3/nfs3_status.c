@@ -9,7 +9,10 @@
  * Deliberate extensions, the same as knfsd's: NFS3ERR_JUKEBOX (RFC 1813
  * §2.6, "try again later") on every procedure, NFS3ERR_PERM on MKNOD for a
  * device node made by someone other than root (§2.6's own definition of
- * PERM), and the handle-resolution pseudo procedure NFS3_PROC_RESOLVE.
+ * PERM), NFS3ERR_ISDIR on REMOVE of a directory (RFC 1813 omits it; knfsd
+ * answers it and clients show "Is a directory", where the fallback IO would
+ * read as a disk failure), and the handle-resolution pseudo procedure
+ * NFS3_PROC_RESOLVE.
  */
 
 #include <stdlib.h>
@@ -109,7 +112,7 @@ static const uint32_t allowed[NFSPROC3_NPROCS + 1] = {
 	[NFSPROC3_SYMLINK] = MAKE_DIRENT,
 	[NFSPROC3_MKNOD] = MAKE_DIRENT | M(BADTYPE) | M(PERM),
 	[NFSPROC3_REMOVE] = COMMON | M(NOENT) | M(IO) | M(ACCES) | M(NOTDIR) |
-			    M(NAMETOOLONG) | M(ROFS),
+			    M(NAMETOOLONG) | M(ROFS) | M(ISDIR),
 	[NFSPROC3_RMDIR] = COMMON | M(NOENT) | M(IO) | M(ACCES) | M(INVAL) |
 			   M(EXIST) | M(NOTDIR) | M(NAMETOOLONG) | M(ROFS) |
 			   M(NOTEMPTY) | M(NOTSUPP),

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Run the whole suite: every meson test (unit + integration) in the normal
+# build, and everything but suite 'slow' in the ASan+UBSan build.
+# The last line printed is "N passed, N failed, N skipped"; the exit status
+# is non-zero if any test failed or timed out, or a build/test run broke.
+#
+# usage: tests/run-all.sh BUILD_DIR [ASAN_BUILD_DIR]
+set -u
+
+BUILD=${1:?usage: $0 BUILD_DIR [ASAN_BUILD_DIR]}
+ASAN_BUILD=${2:-}
+cd "$(dirname "$0")/.." || exit 1
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+LOGDIR=$(mktemp -d /tmp/nasd-run-all.XXXXXX)
+trap 'rm -rf "$LOGDIR"' EXIT
+
+# summary_value LOG KEY: the number after "KEY:" in meson's summary.
+summary_value() {
+	local v
+	v=$(grep -E "^$2:[[:space:]]+[0-9]+" "$1" | tail -n 1 | awk '{print $NF}')
+	echo "${v:-0}"
+}
+
+# run_meson NAME DIR ARGS...: run one "meson test" and add up its summary.
+run_meson() {
+	local name=$1 dir=$2 log rc ok xfail fail xpass skip tmo
+	shift 2
+	log=$LOGDIR/$name.log
+	echo "=== meson test -C $dir --print-errorlogs $*"
+	meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if ! grep -q -E '^Ok:[[:space:]]+[0-9]+' "$log"; then
+		echo "=== $name: meson test produced no summary (exit $rc): counted as 1 failure"
+		FAILED=$((FAILED + 1))
+		return
+	fi
+	ok=$(summary_value "$log" "Ok")
+	xfail=$(summary_value "$log" "Expected Fail")
+	fail=$(summary_value "$log" "Fail")
+	xpass=$(summary_value "$log" "Unexpected Pass")
+	skip=$(summary_value "$log" "Skipped")
+	tmo=$(summary_value "$log" "Timeout")
+	PASSED=$((PASSED + ok + xfail))
+	FAILED=$((FAILED + fail + xpass + tmo))
+	SKIPPED=$((SKIPPED + skip))
+	if [ "$rc" -ne 0 ] && [ $((fail + xpass + tmo)) -eq 0 ]; then
+		echo "=== $name: meson test exited $rc with no failed test: counted as 1 failure"
+		FAILED=$((FAILED + 1))
+	fi
+	echo "=== $name: ok $ok, fail $fail, timeout $tmo, skipped $skip"
+}
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+	echo "=== $BUILD is not a configured meson build dir"
+	FAILED=$((FAILED + 1))
+else
+	run_meson normal "$BUILD"
+fi
+if [ -n "$ASAN_BUILD" ]; then
+	if [ ! -f "$ASAN_BUILD/build.ninja" ]; then
+		echo "=== $ASAN_BUILD is not a configured meson build dir"
+		FAILED=$((FAILED + 1))
+	else
+		run_meson asan "$ASAN_BUILD" --no-suite slow
+	fi
+fi
+
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+[ "$FAILED" -eq 0 ]
