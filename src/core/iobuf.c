@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Pooled, refcounted, aligned payload buffers (see iobuf.h).
+ *
+ * Accounting is two atomic counters: bytes handed out (in_use) and bytes
+ * cached in the free lists (cached); their sum never exceeds the ceiling
+ * except for the one allocation always allowed while nothing is in use.
+ * A thread picks a free-list shard once (round-robin), so that threads
+ * rarely share a shard lock; a shard that is empty borrows from the next
+ * shards before new memory is taken from the system.
+ */
+#include "core/iobuf.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define IOBUF_SHARDS 16
+
+static const size_t class_size[] = {
+	4u << 10,   8u << 10,   16u << 10,  32u << 10,
+	64u << 10,  128u << 10, 256u << 10, 512u << 10,
+	1u << 20,
+	/* A 1 MiB WRITE record plus its header and alignment shift. */
+	(1u << 20) + (128u << 10),
+	2u << 20,
+};
+
+#define NCLASSES (sizeof(class_size) / sizeof(class_size[0]))
+
+struct iobuf_shard {
+	pthread_mutex_t lock;
+	struct iobuf *free[NCLASSES];
+};
+
+static struct iobuf_shard shards[IOBUF_SHARDS] = {
+	[0 ... IOBUF_SHARDS - 1] = { .lock = PTHREAD_MUTEX_INITIALIZER },
+};
+
+static atomic_uint_fast64_t in_use;
+static atomic_uint_fast64_t cached;
+static atomic_uint_fast64_t peak;
+static atomic_uint_fast64_t ceiling = IOBUF_DEFAULT_MAX_MEMORY;
+static atomic_uint_fast64_t nallocs;
+static atomic_uint_fast64_t nfailures;
+static atomic_bool waiters;
+static void (*_Atomic relief_hook)(void);
+static atomic_uint next_shard;
+static _Thread_local int my_shard = -1;
+
+void iobuf_set_max_memory(uint64_t bytes)
+{
+	if (!bytes)
+		bytes = IOBUF_DEFAULT_MAX_MEMORY;
+	if (bytes < IOBUF_MIN_MAX_MEMORY)
+		bytes = IOBUF_MIN_MAX_MEMORY;
+	atomic_store(&ceiling, bytes);
+}
+
+static struct iobuf_shard *shard_self(void)
+{
+	if (my_shard < 0)
+		my_shard = (int)(atomic_fetch_add(&next_shard, 1) %
+				 IOBUF_SHARDS);
+	return &shards[my_shard];
+}
+
+static int class_of(size_t size)
+{
+	for (size_t i = 0; i < NCLASSES; i++)
+		if (size <= class_size[i])
+			return (int)i;
+	return -1;
+}
+
+/* Count @sz bytes as in use unless that crosses the ceiling. */
+static bool reserve(uint64_t sz)
+{
+	uint64_t cur = atomic_load(&in_use), max = atomic_load(&ceiling), p;
+
+	do {
+		if (cur != 0 && (cur > max || sz > max - cur))
+			return false;
+	} while (!atomic_compare_exchange_weak(&in_use, &cur, cur + sz));
+	cur += sz;
+	p = atomic_load(&peak);
+	while (cur > p && !atomic_compare_exchange_weak(&peak, &p, cur))
+		;
+	return true;
+}
+
+static struct iobuf *pop(struct iobuf_shard *s, int cls)
+{
+	struct iobuf *b;
+
+	pthread_mutex_lock(&s->lock);
+	b = s->free[cls];
+	if (b)
+		s->free[cls] = b->next;
+	pthread_mutex_unlock(&s->lock);
+	if (b)
+		atomic_fetch_sub(&cached, b->size);
+	return b;
+}
+
+static void buf_free(struct iobuf *b)
+{
+	free(b->data);
+	free(b);
+}
+
+/* Free cached buffers, largest first, until @want bytes are released. */
+static void trim_bytes(uint64_t want)
+{
+	uint64_t freed = 0;
+
+	for (int c = (int)NCLASSES - 1; c >= 0 && freed < want; c--) {
+		for (int i = 0; i < IOBUF_SHARDS && freed < want; i++) {
+			struct iobuf *b;
+
+			while (freed < want && (b = pop(&shards[i], c))) {
+				freed += b->size;
+				buf_free(b);
+			}
+		}
+	}
+}
+
+void iobuf_trim(void)
+{
+	trim_bytes(UINT64_MAX);
+}
+
+static struct iobuf *buf_new(size_t size, int cls)
+{
+	struct iobuf *b = malloc(sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->data = aligned_alloc(IOBUF_ALIGN, size);
+	if (!b->data) {
+		free(b);
+		return NULL;
+	}
+	b->size = size;
+	b->cls = cls;
+	return b;
+}
+
+struct iobuf *iobuf_alloc(size_t size)
+{
+	struct iobuf_shard *s;
+	struct iobuf *b = NULL;
+	uint64_t total, max;
+	size_t sz;
+	int cls, i;
+
+	if (!size || size > SIZE_MAX - IOBUF_ALIGN)
+		return NULL;
+	cls = class_of(size);
+	sz = cls >= 0 ? class_size[cls]
+		      : (size + IOBUF_ALIGN - 1) & ~(size_t)(IOBUF_ALIGN - 1);
+	if (!reserve(sz)) {
+		atomic_fetch_add(&nfailures, 1);
+		return NULL;
+	}
+	if (cls >= 0) {
+		s = shard_self();
+		b = pop(s, cls);
+		for (i = 1; !b && i < IOBUF_SHARDS; i++)
+			b = pop(&shards[(s - shards + i) % IOBUF_SHARDS], cls);
+	}
+	if (!b) {
+		/* New memory: make room under the ceiling from the cache. */
+		total = atomic_load(&in_use) + atomic_load(&cached);
+		max = atomic_load(&ceiling);
+		if (total > max)
+			trim_bytes(total - max);
+		b = buf_new(sz, cls);
+		if (!b) {
+			atomic_fetch_sub(&in_use, sz);
+			atomic_fetch_add(&nfailures, 1);
+			return NULL;
+		}
+	}
+	atomic_init(&b->refs, 1);
+	b->next = NULL;
+	atomic_fetch_add(&nallocs, 1);
+	return b;
+}
+
+void iobuf_get(struct iobuf *b)
+{
+	atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+}
+
+static void relief_check(void)
+{
+	void (*fn)(void);
+
+	if (!atomic_load(&waiters) ||
+	    atomic_load(&in_use) >= atomic_load(&ceiling) / 2)
+		return;
+	if (!atomic_exchange(&waiters, false))
+		return;
+	fn = atomic_load(&relief_hook);
+	if (fn)
+		fn();
+}
+
+void iobuf_put(struct iobuf *b)
+{
+	struct iobuf_shard *s;
+	uint64_t sz;
+
+	if (!b || atomic_fetch_sub_explicit(&b->refs, 1,
+					    memory_order_acq_rel) != 1)
+		return;
+	sz = b->size;
+	atomic_fetch_sub(&in_use, sz);
+	if (b->cls < 0 || atomic_load(&in_use) + atomic_load(&cached) + sz >
+				  atomic_load(&ceiling)) {
+		buf_free(b);
+	} else {
+		s = shard_self();
+		atomic_fetch_add(&cached, sz);
+		pthread_mutex_lock(&s->lock);
+		b->next = s->free[b->cls];
+		s->free[b->cls] = b;
+		pthread_mutex_unlock(&s->lock);
+	}
+	relief_check();
+}
+
+void iobuf_release(void *b)
+{
+	iobuf_put(b);
+}
+
+bool iobuf_pressure(void)
+{
+	uint64_t max = atomic_load(&ceiling);
+
+	return atomic_load(&in_use) > max - max / 4;
+}
+
+bool iobuf_wait_relief(void)
+{
+	atomic_store(&waiters, true);
+	/*
+	 * Memory freed between the caller's check and the flag: go on. The
+	 * flag stays set, so a caller that still cannot allocate and waits
+	 * anyway is woken by the next buffer returned.
+	 */
+	return atomic_load(&in_use) >= atomic_load(&ceiling) / 2;
+}
+
+void iobuf_set_relief_hook(void (*fn)(void))
+{
+	atomic_store(&relief_hook, fn);
+}
+
+void iobuf_stats(struct iobuf_stats *st)
+{
+	st->in_use = atomic_load(&in_use);
+	st->peak = atomic_load(&peak);
+	st->cached = atomic_load(&cached);
+	st->ceiling = atomic_load(&ceiling);
+	st->allocs = atomic_load(&nallocs);
+	st->failures = atomic_load(&nfailures);
+}
