@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_NFS4_COMPOUND_H
+#define NASD_NFS4_COMPOUND_H
+
+/*
+ * COMPOUND evaluation (RFC 8881 §16.2, RFC 7530 §16.2): the per-request
+ * context that every operation sees, and the operation table.
+ *
+ * Each operation is one row: decode its arguments from the request, run,
+ * encode status + result into the reply. The loop stops at the first
+ * error. All memory for args/results comes from rpc_call_alloc().
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "export/export.h"
+#include "nfs4/nfs4_xdr.h"
+#include "rpc/rpc.h"
+#include "vfs/vfs.h"
+
+struct nfs4_client;
+struct nfs4_session;
+struct nfs4_slot;
+struct nfs4_pseudo_node;
+
+/*
+ * A filehandle in the compound: either a node of the pseudo-filesystem
+ * (directories leading to exports) or an object of an export.
+ */
+struct nfs4_fh {
+	bool set;
+	struct nfs4_pseudo_node *pseudo;  /* pseudo node, or NULL */
+	struct export *export;            /* when !pseudo */
+	const struct export_opts *opts;   /* this client's options */
+	struct vfs_obj *obj;              /* owned reference, when !pseudo */
+	struct stateid4 stateid;          /* 4.1 current stateid (§16.2.3.1.2) */
+	bool stateid_set;
+};
+
+struct nfs4_compound {
+	struct rpc_call *call;
+	uint32_t minorversion;
+	struct export_table *exports;     /* reference held for the request */
+	struct nfs4_fh cur;
+	struct nfs4_fh saved;
+	struct vfs_cred cred;             /* after the current export's squash */
+	/* 4.1+: set by SEQUENCE */
+	struct nfs4_session *session;
+	struct nfs4_slot *slot;
+	struct nfs4_client *client;       /* the session's client (4.1) */
+	bool cachethis;
+	uint32_t opindex;                 /* index of the op being run */
+	uint32_t numops;
+	uint32_t resp_max;                /* reply size limit (session) */
+	/* set by SEQUENCE on a retry: the whole cached COMPOUND reply */
+	const uint8_t *replay;
+	size_t replay_len;
+	/* set by a 4.0 seqid op on a replay: that op's cached encoded result
+	 * (status + body), copied verbatim into the reply */
+	const uint8_t *op_replay;
+	size_t op_replay_len;
+	/* N1 additions: the pseudo-fs of @exports (nfs4_compound_pseudo)
+	 * and the reply bytes left for the running op's result body
+	 * (nfs4_compound_room) */
+	struct nfs4_pseudo *pseudo;
+	uint32_t reply_room;
+};
+
+/* Operation flags. */
+#define NFS4_OP_NEEDS_FH 0x01    /* NOFILEHANDLE without a current fh */
+#define NFS4_OP_MODIFIES 0x02    /* ROFS on a read-only export */
+#define NFS4_OP_NO_SEQ 0x04      /* 4.1: allowed as first op without SEQUENCE */
+
+struct nfs4_op {
+	const char *name;
+	uint8_t minor_min;           /* first minor version that has it */
+	uint8_t minor_max;           /* last one (255 = all) */
+	uint16_t flags;
+	uint32_t args_size;
+	uint32_t res_size;
+	bool (*decode)(struct xdr_buf *x, void *args);
+	/* returns nfsstat4; fills @res */
+	uint32_t (*handle)(struct nfs4_compound *c, void *args, void *res);
+	/* encodes the result body after the status (only called with status
+	 * NFS4_OK, or for ops whose error result has a body: set
+	 * encode_err) */
+	bool (*encode)(struct xdr_buf *x, uint32_t status, const void *res);
+	bool encode_err;             /* encode() also on error (e.g. LOCK) */
+	void (*release)(struct nfs4_compound *c, void *res);
+	/* optional: sees the op's encoded status + body (4.0 seqid replay
+	 * cache of open/lock owners) */
+	void (*cache)(struct nfs4_compound *c, const void *res,
+		      const uint8_t *enc, size_t len);
+};
+
+/*
+ * The table, indexed by nfs_opnum4 (RFC 8881 §16.2.3); holes are NULL.
+ * Each op's descriptor `nfs4_op_desc_<op>` is defined in the file that
+ * implements it (see nfs4_ops.h).
+ */
+extern const struct nfs4_op *const nfs4_ops[];
+extern const uint32_t nfs4_ops_count;
+
+/*
+ * nfs4_fh_set_obj() - make @fh name @obj of export @e (takes over the
+ * caller's reference on @obj), releasing what it named before.
+ */
+void nfs4_fh_set_obj(struct nfs4_fh *fh, struct export *e,
+		     const struct export_opts *opts, struct vfs_obj *obj);
+void nfs4_fh_clear(struct nfs4_fh *fh);
+void nfs4_fh_copy(struct nfs4_fh *dst, const struct nfs4_fh *src);
+
+/*
+ * nfs4_status() - the nfsstat4 for internal status @err answered by
+ * operation @op: only errors RFC 8881 §15.2 allows for @op.
+ */
+uint32_t nfs4_status(uint32_t op, int err);
+
+#endif

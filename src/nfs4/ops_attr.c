@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Attribute operations (RFC 8881 §18.7 GETATTR, §18.30 SETATTR, §18.31
+ * VERIFY, §18.15 NVERIFY, §18.1 ACCESS).
+ */
+
+#include "nfs4/nfs4_int.h"
+#include "nfs4/ops.h"
+#include "nfs4/state/state.h"
+
+/* nfs4_op_getattr() - RFC 8881 §18.7: gather, the encoder writes. */
+static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
+				void *res)
+{
+	const struct GETATTR4args *a = args;
+	struct GETATTR4resok *r = res;
+	int err;
+
+	r->attr_request = a->attr_request;
+	err = nfs4_attr_fill(c, &c->cur, &a->attr_request, &r->src);
+	return err ? nfs4_status(OP_GETATTR, err) : NFS4_OK;
+}
+
+/*
+ * A size change: regular files only, checked against the stateid like a
+ * WRITE over the bytes that appear or vanish (RFC 8881 §18.30.3).
+ */
+static uint32_t setattr_size_check(struct nfs4_compound *c,
+				   const struct SETATTR4args *a, uint64_t size)
+{
+	struct vfs_attr va;
+	uint64_t lo, hi;
+
+	if (vfs_getattr(c->cur.obj, &va))
+		return NFS4ERR_STALE;
+	if (va.type == VFS_DIR)
+		return NFS4ERR_ISDIR;
+	if (va.type != VFS_REG)
+		return NFS4ERR_INVAL;
+	lo = size < va.size ? size : va.size;
+	hi = size < va.size ? va.size : size;
+	return nfs4_state_check_io(c, &a->stateid, true, lo, hi - lo);
+}
+
+/*
+ * nfs4_op_setattr() - RFC 8881 §18.30: decode the settable attributes,
+ * apply them in one vfs call; attrsset says what was set (empty on any
+ * error).
+ */
+static uint32_t nfs4_op_setattr(struct nfs4_compound *c, void *args,
+				void *res)
+{
+	const struct SETATTR4args *a = args;
+	struct SETATTR4res *r = res;
+	struct vfs_sattr sa;
+	struct bitmap4 set;
+	uint32_t st;
+	int err;
+
+	st = nfs4_fattr4_to_sattr(&a->obj_attributes, &sa, &set);
+	if (st != NFS4_OK)
+		return st;
+	if (sa.set_size) {
+		st = setattr_size_check(c, a, sa.size);
+		if (st != NFS4_OK)
+			return st;
+	}
+	err = vfs_setattr(c->cur.obj, &sa);
+	if (err)
+		return nfs4_status(OP_SETATTR, err);
+	r->attrsset = set;
+	return NFS4_OK;
+}
+
+/* nfs4_op_verify() - RFC 8881 §18.31: NOT_SAME unless all match. */
+static uint32_t nfs4_op_verify(struct nfs4_compound *c, void *args,
+			       void *res)
+{
+	const struct VERIFY4args *a = args;
+	bool same = false;
+	uint32_t st;
+
+	st = nfs4_attr_verify(c, &c->cur, &a->obj_attributes, &same);
+	if (st != NFS4_OK)
+		return st;
+	return same ? NFS4_OK : NFS4ERR_NOT_SAME;
+}
+
+/* nfs4_op_nverify() - RFC 8881 §18.15: SAME when all match. */
+static uint32_t nfs4_op_nverify(struct nfs4_compound *c, void *args,
+				void *res)
+{
+	const struct VERIFY4args *a = args;
+	bool same = false;
+	uint32_t st;
+
+	st = nfs4_attr_verify(c, &c->cur, &a->obj_attributes, &same);
+	if (st != NFS4_OK)
+		return st;
+	return same ? NFS4ERR_SAME : NFS4_OK;
+}
+
+#define ACCESS4_ALL                                                          \
+	(ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_EXTEND |   \
+	 ACCESS4_DELETE | ACCESS4_EXECUTE)
+
+/*
+ * nfs4_op_access() - RFC 8881 §18.1: the kernel decides (per-thread
+ * credentials); pseudo directories may be read and searched only. Bits
+ * nasd does not know (e.g. RFC 8276's xattr bits) are left unsupported.
+ */
+static uint32_t nfs4_op_access(struct nfs4_compound *c, void *args,
+			       void *res)
+{
+	const struct ACCESS4args *a = args;
+	struct ACCESS4resok *r = res;
+	uint32_t want = a->access & ACCESS4_ALL, granted = 0;
+	int err;
+
+	r->supported = want;
+	if (c->cur.pseudo) {
+		r->access = want & (ACCESS4_READ | ACCESS4_LOOKUP);
+		return NFS4_OK;
+	}
+	/* ACCESS4 bits are the vfs (NFSv3) ones */
+	err = vfs_access(c->cur.obj, want, nfs4_fh_ro(&c->cur), &granted);
+	if (err)
+		return nfs4_status(OP_ACCESS, err);
+	r->access = granted & want;
+	return NFS4_OK;
+}
+
+const struct nfs4_op nfs4_op_desc_getattr = {
+	.name = "GETATTR",
+	.minor_min = 0,
+	.minor_max = 255,
+	.flags = NFS4_OP_NEEDS_FH,
+	.args_size = sizeof(struct GETATTR4args),
+	.res_size = sizeof(struct GETATTR4resok),
+	.decode = nfs4_dec_GETATTR4args,
+	.handle = nfs4_op_getattr,
+	.encode = nfs4_enc_GETATTR4resok,
+};
+
+const struct nfs4_op nfs4_op_desc_setattr = {
+	.name = "SETATTR",
+	.minor_min = 0,
+	.minor_max = 255,
+	.flags = NFS4_OP_NEEDS_FH | NFS4_OP_MODIFIES,
+	.args_size = sizeof(struct SETATTR4args),
+	.res_size = sizeof(struct SETATTR4res),
+	.decode = nfs4_dec_SETATTR4args,
+	.handle = nfs4_op_setattr,
+	.encode = nfs4_enc_SETATTR4res,
+	.encode_err = true,
+};
+
+const struct nfs4_op nfs4_op_desc_verify = {
+	.name = "VERIFY",
+	.minor_min = 0,
+	.minor_max = 255,
+	.flags = NFS4_OP_NEEDS_FH,
+	.args_size = sizeof(struct VERIFY4args),
+	.decode = nfs4_dec_VERIFY4args,
+	.handle = nfs4_op_verify,
+};
+
+const struct nfs4_op nfs4_op_desc_nverify = {
+	.name = "NVERIFY",
+	.minor_min = 0,
+	.minor_max = 255,
+	.flags = NFS4_OP_NEEDS_FH,
+	.args_size = sizeof(struct VERIFY4args),
+	.decode = nfs4_dec_VERIFY4args,
+	.handle = nfs4_op_nverify,
+};
+
+const struct nfs4_op nfs4_op_desc_access = {
+	.name = "ACCESS",
+	.minor_min = 0,
+	.minor_max = 255,
+	.flags = NFS4_OP_NEEDS_FH,
+	.args_size = sizeof(struct ACCESS4args),
+	.res_size = sizeof(struct ACCESS4resok),
+	.decode = nfs4_dec_ACCESS4args,
+	.handle = nfs4_op_access,
+	.encode = nfs4_enc_ACCESS4resok,
+};

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SEQUENCE (RFC 8881 §18.46): the first op of every 4.1+ COMPOUND that
+ * is not session management. It finds the session and slot, enforces
+ * exactly-once execution (§2.10.6): a new seqid runs the request, a retry
+ * of the last one gets the cached reply (or RETRY_UNCACHED_REP), a retry
+ * still running gets DELAY, anything else SEQ_MISORDERED; and it renews
+ * the client's lease.
+ */
+#include <string.h>
+
+#include "nfs4/state/ops.h"
+#include "nfs4/state/state_int.h"
+
+struct SEQUENCE4args {
+	uint8_t sa_sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t sa_sequenceid;
+	uint32_t sa_slotid;
+	uint32_t sa_highest_slotid;
+	bool sa_cachethis;
+};
+
+struct SEQUENCE4resok {
+	uint8_t sr_sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t sr_sequenceid;
+	uint32_t sr_slotid;
+	uint32_t sr_highest_slotid;
+	uint32_t sr_target_highest_slotid;
+	uint32_t sr_status_flags;
+};
+
+static bool dec_SEQUENCE4args(struct xdr_buf *x, void *p)
+{
+	struct SEQUENCE4args *a = p;
+
+	return xdr_dec_opaque_fixed(x, a->sa_sessionid,
+				    NFS4_SESSIONID_SIZE) &&
+	       xdr_dec_u32(x, &a->sa_sequenceid) &&
+	       xdr_dec_u32(x, &a->sa_slotid) &&
+	       xdr_dec_u32(x, &a->sa_highest_slotid) &&
+	       xdr_dec_bool(x, &a->sa_cachethis);
+}
+
+static bool enc_SEQUENCE4resok(struct xdr_buf *x, uint32_t status,
+			       const void *p)
+{
+	const struct SEQUENCE4resok *r = p;
+
+	(void)status;
+	return xdr_enc_opaque_fixed(x, r->sr_sessionid,
+				    NFS4_SESSIONID_SIZE) &&
+	       xdr_enc_u32(x, r->sr_sequenceid) &&
+	       xdr_enc_u32(x, r->sr_slotid) &&
+	       xdr_enc_u32(x, r->sr_highest_slotid) &&
+	       xdr_enc_u32(x, r->sr_target_highest_slotid) &&
+	       xdr_enc_u32(x, r->sr_status_flags);
+}
+
+/* The slot's cached reply, copied into the call's memory (the slot may be
+ * reused once nfs4_st.mu is dropped). */
+static uint32_t replay(struct nfs4_compound *c, const struct nfs4_slot *slot)
+{
+	uint8_t *copy = rpc_call_alloc(c->call, slot->cache_len);
+
+	if (!copy)
+		return NFS4ERR_DELAY;
+	memcpy(copy, slot->cache, slot->cache_len);
+	c->replay = copy;
+	c->replay_len = slot->cache_len;
+	return NFS4_OK;
+}
+
+/**
+ * nfs4_op_sequence() - see the file comment. On success @c holds the
+ * session, slot and client (released by nfs4_sequence_cache() and
+ * nfs4_compound_end()). sr_status_flags reports CB_PATH_DOWN(_SESSION)
+ * while no connection of the session is bound for the back channel.
+ */
+uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
+{
+	struct SEQUENCE4args *a = args;
+	struct SEQUENCE4resok *r = res;
+	struct nfs4_session *s;
+	struct nfs4_slot *slot;
+	uint32_t status = NFS4_OK;
+
+	if (c->opindex != 0 || c->session)
+		return NFS4ERR_SEQUENCE_POS;
+	pthread_mutex_lock(&nfs4_st.mu);
+	s = nfs4_session_find(a->sa_sessionid);
+	if (!s) {
+		status = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	if (a->sa_slotid >= s->nslots) {
+		status = NFS4ERR_BADSLOT;
+		goto out;
+	}
+	slot = &s->slots[a->sa_slotid];
+	switch (nfs4_slot_check(slot, a->sa_sequenceid)) {
+	case NFS4_SLOT_NEW:
+		break;
+	case NFS4_SLOT_REPLAY:
+		status = replay(c, slot);
+		goto out;
+	case NFS4_SLOT_UNCACHED:
+		status = NFS4ERR_RETRY_UNCACHED_REP;
+		goto out;
+	case NFS4_SLOT_BUSY:
+		status = NFS4ERR_DELAY;
+		goto out;
+	case NFS4_SLOT_MISORDERED:
+	default:
+		status = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	if (c->numops > s->fore.ca_maxoperations) {
+		status = NFS4ERR_TOO_MANY_OPS;
+		goto out;
+	}
+	if (c->call->args.len > s->fore.ca_maxrequestsize) {
+		status = NFS4ERR_REQ_TOO_BIG;
+		goto out;
+	}
+	slot->seqid = a->sa_sequenceid;
+	slot->inuse = true;
+	slot->executed = true;
+	slot->has_cache = false;
+	/* SP4_NONE: the connection is bound by use (§2.10.3.1) */
+	if (!nfs4_session_conn_bound(s, c->call->conn))
+		nfs4_session_bind_conn(s, c->call->conn, CDFS4_FORE);
+	nfs4_client_renew(s->client);
+	s->refs++;
+	nfs4_client_get(s->client);
+	c->session = s;
+	c->slot = slot;
+	c->client = s->client;
+	c->cachethis = a->sa_cachethis;
+	c->resp_max = s->fore.ca_maxresponsesize;
+
+	memcpy(r->sr_sessionid, s->id, NFS4_SESSIONID_SIZE);
+	r->sr_sequenceid = a->sa_sequenceid;
+	r->sr_slotid = a->sa_slotid;
+	r->sr_highest_slotid = s->nslots - 1;
+	r->sr_target_highest_slotid = s->nslots - 1;
+	if (!nfs4_session_has_backchannel(s))
+		r->sr_status_flags |= SEQ4_STATUS_CB_PATH_DOWN_SESSION |
+				      SEQ4_STATUS_CB_PATH_DOWN;
+out:
+	pthread_mutex_unlock(&nfs4_st.mu);
+	return status;
+}
+
+const struct nfs4_op nfs4_op_desc_sequence = {
+	.name = "SEQUENCE",
+	.minor_min = 1,
+	.minor_max = 255,
+	.flags = NFS4_OP_NO_SEQ,
+	.args_size = sizeof(struct SEQUENCE4args),
+	.res_size = sizeof(struct SEQUENCE4resok),
+	.decode = dec_SEQUENCE4args,
+	.handle = nfs4_op_sequence,
+	.encode = enc_SEQUENCE4resok,
+};

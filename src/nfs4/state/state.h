@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_NFS4_STATE_STATE_H
+#define NASD_NFS4_STATE_STATE_H
+
+/*
+ * NFSv4 state (RFC 8881 §8-§10, RFC 7530 §9): clients, leases, sessions,
+ * open/lock/delegation stateids, share reservations, byte-range locks,
+ * grace period. This is what the non-state operations (READ, WRITE,
+ * SETATTR of size, REMOVE, RENAME ...) and the COMPOUND loop need from it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfs4/compound.h"
+
+/*
+ * nfs4_state_init() - load client records from @state_dir, start grace
+ * (@grace_time seconds; 0 = none) and the lease reaper. 0 or -errno.
+ */
+int nfs4_state_init(const char *state_dir, uint32_t lease_time,
+		    uint32_t grace_time);
+void nfs4_state_shutdown(void);
+
+uint32_t nfs4_lease_time(void);
+
+/* nfs4_in_grace() - true while reclaims are accepted (RFC 8881 §8.4.2). */
+bool nfs4_in_grace(void);
+
+/*
+ * nfs4_state_check_io() - validate @sid for READ (@write false) or WRITE /
+ * SETATTR(size) on @c->cur: special stateids (anonymous, bypass), open,
+ * lock and delegation stateids of the right file with the right access,
+ * and share-deny conflicts with other opens for anonymous I/O; also
+ * mandatory conflicts with other owners' byte-range locks over
+ * [@off, @off + @len). 4.1: a seqid of 0 means "current". Renews the
+ * client's lease. Returns NFS4_OK or BAD_STATEID, OLD_STATEID,
+ * STALE_STATEID, EXPIRED, OPENMODE, LOCKED, GRACE, ADMIN_REVOKED...
+ */
+uint32_t nfs4_state_check_io(struct nfs4_compound *c,
+			     const struct stateid4 *sid, bool write,
+			     uint64_t off, uint64_t len);
+
+/*
+ * nfs4_state_file_removed() - @obj lost its last name: forget state that
+ * pointed at it once closed (optional bookkeeping; may be a no-op).
+ */
+void nfs4_state_file_removed(struct vfs_obj *obj);
+
+/*
+ * nfs4_sequence_cache() - after the last op of a 4.1 compound that began
+ * with SEQUENCE: keep the encoded reply in the slot for replay (or note
+ * that it was not cached), and release the slot. @reply is the whole
+ * COMPOUND4res. Called exactly once per successful SEQUENCE.
+ */
+void nfs4_sequence_cache(struct nfs4_compound *c, const uint8_t *reply,
+			 size_t len);
+
+/*
+ * nfs4_compound_end() - release what the state ops took for the request
+ * (session/slot references). Called once at the end of every compound.
+ */
+void nfs4_compound_end(struct nfs4_compound *c);
+
+#endif

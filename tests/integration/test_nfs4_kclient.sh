@@ -1,0 +1,88 @@
+#!/bin/bash
+# The Linux kernel NFSv4 client (a Debian kernel under QEMU, see
+# ../shared/kclient/README.md) mounts nasd through its pseudo root with
+# vers=4.0, 4.1 and 4.2 and runs the default workload (64 MiB write+fsync,
+# cold read, md5, 500 small files, mkdir/rmdir, rename, symlink, hardlink,
+# chmod, truncate, df), then the NFSv4 workload kclient-nfs4.sh (fallocate
+# through ALLOCATE, sparse files, an fcntl lock across processes) with 4.2
+# and 4.0. Every STEP must have rc=0 and every CHECK pass.
+# usage: test_nfs4_kclient.sh NASD
+#   KCLIENT_DIR overrides the kclient path; NFS4_KCLIENT_RUNS limits the
+#   runs, e.g. "nfs42:default nfs42:nfs4" (default: all five).
+NASD=${1:?usage: $0 NASD}
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+if [ -z "${KCLIENT_DIR:-}" ]; then
+	top=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null ||
+		(cd "$HERE/../.." && pwd))
+	KCLIENT_DIR=$top/../shared/kclient
+fi
+[ -f "$KCLIENT_DIR/run.sh" ] ||
+	t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+command -v qemu-system-x86_64 >/dev/null ||
+	t_log "qemu not installed yet: kclient's run.sh installs it"
+
+RUNS=${NFS4_KCLIENT_RUNS:-"nfs40:default nfs41:default nfs42:default nfs42:nfs4 nfs40:nfs4"}
+
+t_init nfs4kclient
+PORT=$(t_port "${NFS4_TEST_PORT:-17200}") || exit 1
+EXP=$T_DIR/export
+mkdir -p "$EXP" "$T_DIR/state"
+chmod 755 "$EXP"
+
+# A fresh state directory has no clients to wait for; skip grace anyway
+# where the server has the option, so OPENs are not refused with GRACE.
+extra=()
+"$NASD" --help 2>&1 | grep -q -- '--grace-time' && extra+=(--grace-time 0)
+nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
+	--state-dir "$T_DIR/state" "${extra[@]}" \
+	--export "$EXP:rw,no_root_squash" || t_finish
+
+# run_kclient PROTO WORKLOAD NAME
+run_kclient() {
+	local proto=$1 wl=$2 name=$3 out=$T_DIR/$3 rc nsteps bad badchk
+	t_log "running kclient: $proto $wl --export $EXP --nfs-port $PORT"
+	bash "$KCLIENT_DIR/run.sh" "$proto" "$wl" --export "$EXP" \
+		--nfs-port "$PORT" --outdir "$out" --timeout 900 --mountstats \
+		>"$T_DIR/$name.out" 2>&1
+	rc=$?
+	cat "$T_DIR/$name.out"
+	t_eq "${name}_exit_status" 0 "$rc"
+	if [ ! -f "$out/results.txt" ]; then
+		t_fail "${name}_results" "no $out/results.txt"
+		[ -f "$out/console.log" ] && tail -n 40 "$out/console.log"
+		return
+	fi
+	nsteps=$(grep -c '^STEP ' "$out/results.txt")
+	bad=$(grep '^STEP ' "$out/results.txt" | grep -v ' rc=0 ')
+	badchk=$(grep '^CHECK .*FAILED' "$out/results.txt")
+	[ "$nsteps" -ge 5 ] && t_ok "${name}_ran_steps" ||
+		t_fail "${name}_ran_steps" "only $nsteps STEP lines"
+	[ -z "$bad" ] && t_ok "${name}_every_step_rc0" ||
+		t_fail "${name}_every_step_rc0" "$(echo "$bad" | tr '\n' '|')"
+	[ -z "$badchk" ] && t_ok "${name}_every_check_ok" ||
+		t_fail "${name}_every_check_ok" "$(echo "$badchk" | tr '\n' '|')"
+	# which NFSv4 operations the client used (for the log)
+	if [ -f "$out/mountstats.txt" ]; then
+		t_log "$name ops used: $(grep -E '^[[:space:]]*[A-Z_]+: [1-9]' \
+			"$out/mountstats.txt" | awk '{printf "%s%s ", $1, $2}')"
+	fi
+}
+
+for run in $RUNS; do
+	proto=${run%%:*}
+	wl=${run#*:}
+	case $wl in
+	default) run_kclient "$proto" default "${proto}_default" ;;
+	nfs4) run_kclient "$proto" "$HERE/kclient-nfs4.sh" "${proto}_nfs4" ;;
+	*) t_fail "runs" "unknown workload $wl" ;;
+	esac
+	kill -0 "$NASD_PID" 2>/dev/null || {
+		t_fail "nasd_alive_after_$run" "nasd died"
+		break
+	}
+done
+
+nasd_stop
+t_finish

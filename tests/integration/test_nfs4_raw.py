@@ -1,0 +1,810 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Raw NFSv4 COMPOUNDs over TCP against nasd, for what real clients never send.
+
+usage: test_nfs4_raw.py NASD
+
+Starts its own nasd (port 17000 and up) with a temporary rw export and checks
+(RFC 7530, RFC 8881, RFC 7862):
+  - COMPOUND framing: minorversion 3 -> MINOR_VERS_MISMATCH, unknown ops
+    (9999, 200) -> OP_ILLEGAL, truncated op arguments -> BADXDR, 1000 ops ->
+    RESOURCE (4.0) / TOO_MANY_OPS (4.1), the tag echoed;
+  - filehandles: a forged 128-byte PUTFH -> BADHANDLE, ops without a current
+    filehandle -> NOFILEHANDLE;
+  - sessions: 4.1 without SEQUENCE -> OP_NOT_IN_SESSION, SEQUENCE in 4.0 ->
+    OP_ILLEGAL, SEQUENCE not first -> SEQUENCE_POS, EXCHANGE_ID +
+    CREATE_SESSION + SEQUENCE, a retried SEQUENCE (same slot and seqid) gets
+    the identical reply bytes, a skipped seqid -> SEQ_MISORDERED, bad slot ->
+    BADSLOT, unknown session -> BADSESSION;
+  - NFSv4.2 ops on files the test lays out itself in the export: SEEK,
+    READ_PLUS (holes as holes), ALLOCATE, DEALLOCATE, COPY (synchronous
+    even when asked for async), CLONE, IO_ADVISE, OFFLOAD_STATUS/CANCEL,
+    COPY_NOTIFY, WRITE_SAME, checked against the local file;
+  - the server keeps serving and exits 0 on SIGTERM without a sanitizer
+    report.
+Prints "ok - NAME" / "not ok - NAME: DETAIL" and exits 1 if any failed.
+"""
+
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+NFS_PROG, NFS4_VERS = 100003, 4
+SANITIZER_RE = re.compile(
+    r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|"
+    r"SUMMARY: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer)")
+
+# nfs_opnum4
+OP_ACCESS, OP_CLOSE, OP_GETATTR, OP_GETFH = 3, 4, 9, 10
+OP_LOOKUP, OP_LOOKUPP, OP_PUTFH, OP_PUTROOTFH = 15, 16, 22, 24
+OP_READ, OP_READDIR, OP_READLINK, OP_SAVEFH = 25, 26, 27, 32
+OP_RESTOREFH = 31
+OP_EXCHANGE_ID, OP_CREATE_SESSION, OP_SEQUENCE = 42, 43, 53
+OP_DESTROY_SESSION, OP_DESTROY_CLIENTID = 44, 57
+OP_ALLOCATE, OP_COPY, OP_COPY_NOTIFY, OP_DEALLOCATE = 59, 60, 61, 62
+OP_IO_ADVISE, OP_OFFLOAD_CANCEL, OP_OFFLOAD_STATUS = 63, 66, 67
+OP_READ_PLUS, OP_SEEK, OP_WRITE_SAME, OP_CLONE = 68, 69, 70, 71
+OP_ILLEGAL = 10044
+
+# nfsstat4
+NFS4_OK = 0
+ERR = {
+    6: "NXIO", 13: "ACCESS", 21: "ISDIR", 22: "INVAL",
+    10001: "BADHANDLE", 10004: "NOTSUPP", 10018: "RESOURCE",
+    10020: "NOFILEHANDLE", 10021: "MINOR_VERS_MISMATCH",
+    10025: "BAD_STATEID", 10036: "BADXDR", 10044: "OP_ILLEGAL",
+    10052: "BADSESSION", 10053: "BADSLOT", 10063: "SEQ_MISORDERED",
+    10064: "SEQUENCE_POS", 10070: "TOO_MANY_OPS",
+    10071: "OP_NOT_IN_SESSION", 10090: "UNION_NOTSUPP",
+    10091: "OFFLOAD_DENIED",
+}
+NXIO, ISDIR, INVAL = 6, 21, 22
+BADHANDLE, NOTSUPP, RESOURCE, NOFILEHANDLE = 10001, 10004, 10018, 10020
+MINOR_VERS_MISMATCH, BAD_STATEID, BADXDR, OP_ILLEGAL_ERR = \
+    10021, 10025, 10036, 10044
+BADSESSION, BADSLOT, SEQ_MISORDERED, SEQUENCE_POS = 10052, 10053, 10063, 10064
+TOO_MANY_OPS, OP_NOT_IN_SESSION, UNION_NOTSUPP = 10070, 10071, 10090
+
+
+def sname(s):
+    return "OK" if s == 0 else ERR.get(s, str(s))
+
+
+passes = 0
+fails = 0
+
+
+def check(name, cond, detail=""):
+    global passes, fails
+    if cond:
+        print(f"ok - {name}", flush=True)
+        passes += 1
+    else:
+        print(f"not ok - {name}: {detail}", flush=True)
+        fails += 1
+    return cond
+
+
+def expect(name, got, want):
+    """Check a status: @want is one value or a tuple of accepted values."""
+    ok = got in want if isinstance(want, tuple) else got == want
+    wants = "/".join(sname(w) for w in want) if isinstance(want, tuple) \
+        else sname(want)
+    return check(name, ok, f"expected {wants}, got {sname(got)}")
+
+
+# ---------------------------------------------------------------- XDR
+
+def u32(v):
+    return struct.pack(">I", v & 0xFFFFFFFF)
+
+
+def u64(v):
+    return struct.pack(">Q", v & 0xFFFFFFFFFFFFFFFF)
+
+
+def opaque(b):
+    pad = (4 - len(b) % 4) % 4
+    return u32(len(b)) + b + b"\0" * pad
+
+
+def bitmap(*bits):
+    words = [0] * (max(bits) // 32 + 1 if bits else 0)
+    for b in bits:
+        words[b // 32] |= 1 << (b % 32)
+    return u32(len(words)) + b"".join(u32(w) for w in words)
+
+
+class Dec:
+    def __init__(self, data, off=0):
+        self.d = data
+        self.o = off
+
+    def u32(self):
+        (v,) = struct.unpack_from(">I", self.d, self.o)
+        self.o += 4
+        return v
+
+    def u64(self):
+        (v,) = struct.unpack_from(">Q", self.d, self.o)
+        self.o += 8
+        return v
+
+    def fixed(self, n):
+        b = self.d[self.o:self.o + n]
+        if len(b) != n:
+            raise struct.error("short fixed opaque")
+        self.o += n + (4 - n % 4) % 4
+        return b
+
+    def opaque(self):
+        return self.fixed(self.u32())
+
+    def bitmap(self):
+        return [self.u32() for _ in range(self.u32())]
+
+
+ANON = u32(0) + b"\0" * 12           # the anonymous stateid
+
+
+def auth_sys(uid=0, gid=0):
+    body = u32(int(time.time())) + opaque(b"nfs4raw") + u32(uid) + u32(gid)
+    body += u32(0)
+    return u32(1) + opaque(body)
+
+
+_xid = random.randrange(1, 1 << 30)
+
+
+def record(payload):
+    return u32(0x80000000 | len(payload)) + payload
+
+
+def recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("connection closed")
+        buf += chunk
+    return buf
+
+
+def recv_record(sock):
+    data = b""
+    while True:
+        (hdr,) = struct.unpack(">I", recv_exact(sock, 4))
+        data += recv_exact(sock, hdr & 0x7FFFFFFF)
+        if hdr & 0x80000000:
+            return data
+
+
+def rpc(sock, proc, args):
+    """One NFSv4 call; returns (accept_stat, body bytes after it)."""
+    global _xid
+    _xid += 1
+    xid = _xid
+    msg = u32(xid) + u32(0) + u32(2) + u32(NFS_PROG) + u32(NFS4_VERS)
+    msg += u32(proc) + auth_sys() + u32(0) + u32(0) + args
+    sock.sendall(record(msg))
+    while True:
+        data = recv_record(sock)
+        d = Dec(data)
+        if d.u32() != xid:
+            continue
+        d.u32()                               # REPLY
+        if d.u32() != 0:                      # MSG_DENIED
+            return -1, b""
+        d.u32()                               # verifier
+        d.fixed(d.u32())
+        return d.u32(), data[d.o:]
+
+
+class Res:
+    """A COMPOUND4res: status, tag, and the (op, status) of each result
+    plus the decoder positioned after the last result parsed."""
+
+    def __init__(self, accept, body):
+        self.accept = accept
+        self.body = body
+        self.status = None
+        self.tag = None
+        self.n = 0
+        self.ops = []
+        self.dec = None
+        if accept != 0:
+            return
+        d = Dec(body)
+        self.status = d.u32()
+        self.tag = d.opaque()
+        self.n = d.u32()
+        self.dec = d
+
+    def next(self):
+        """Op number and status of the next result (body left to parse)."""
+        op, st = self.dec.u32(), self.dec.u32()
+        self.ops.append((op, st))
+        return op, st
+
+    def last_status(self):
+        return self.status
+
+
+def compound(sock, minor, ops, tag=b"nfs4raw"):
+    """ops: list of bytes (opnum + args, already encoded)."""
+    args = opaque(tag) + u32(minor) + u32(len(ops)) + b"".join(ops)
+    return Res(*rpc(sock, 1, args))
+
+
+def op(num, args=b""):
+    return u32(num) + args
+
+
+def op_putfh(fh):
+    return op(OP_PUTFH, opaque(fh))
+
+
+def op_lookup(name):
+    return op(OP_LOOKUP, opaque(name.encode()))
+
+
+def op_getattr(*bits):
+    return op(OP_GETATTR, bitmap(*bits))
+
+
+def op_sequence(sid, seq, slot=0, highest=0, cache=True):
+    return op(OP_SEQUENCE, sid + u32(seq) + u32(slot) + u32(highest)
+              + u32(1 if cache else 0))
+
+
+# skip a result body the test does not look at, for ops with simple ones
+def skip_body(r, opnum, st):
+    d = r.dec
+    if st != 0:
+        return
+    if opnum in (OP_PUTFH, OP_PUTROOTFH, OP_LOOKUP, OP_SAVEFH, OP_RESTOREFH,
+                 OP_ALLOCATE, OP_DEALLOCATE, OP_CLONE, OP_OFFLOAD_CANCEL):
+        return
+    if opnum == OP_GETFH:
+        d.opaque()
+    elif opnum == OP_SEQUENCE:
+        d.fixed(16)
+        for _ in range(5):
+            d.u32()
+    elif opnum == OP_GETATTR:
+        d.bitmap()
+        d.opaque()
+    else:
+        raise ValueError(f"cannot skip result of op {opnum}")
+
+
+def connect(port, timeout=20.0):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def null_ok(port):
+    try:
+        with connect(port, 5) as s:
+            return rpc(s, 0, b"")[0] == 0
+    except (OSError, ConnectionError, struct.error):
+        return False
+
+
+class Session:
+    """A 4.1/4.2 client with one session; slot 0 used unless told."""
+
+    def __init__(self, sock, minor, name):
+        self.sock = sock
+        self.minor = minor
+        self.sid = None
+        self.seq = {}
+        self.maxops = None
+        self.clientid = None
+        self.error = None
+        owner = u64(random.getrandbits(64)) + opaque(name.encode())
+        ex = op(OP_EXCHANGE_ID, owner + u32(0) + u32(0) + u32(0))
+        r = compound(sock, minor, [ex])
+        if r.status != 0:
+            self.error = f"EXCHANGE_ID: {sname(r.status)}"
+            return
+        o, st = r.next()
+        d = r.dec
+        self.clientid = d.u64()
+        eseq = d.u32()
+        attrs = (u32(0) + u32(1 << 20) + u32(1 << 20) + u32(64 * 1024)
+                 + u32(64) + u32(8) + u32(0))
+        cs = op(OP_CREATE_SESSION, u64(self.clientid) + u32(eseq) + u32(0)
+                + attrs + attrs + u32(0x40000000) + u32(1) + u32(0))
+        r = compound(sock, minor, [cs])
+        if r.status != 0:
+            self.error = f"CREATE_SESSION: {sname(r.status)}"
+            return
+        r.next()
+        d = r.dec
+        self.sid = d.fixed(16)
+        d.u32()
+        d.u32()
+        fore = [d.u32() for _ in range(6)]
+        self.maxops = fore[4]
+        self.nslots = fore[5]
+
+    def call(self, ops, slot=0, seq=None, advance=True, cache=True):
+        if seq is None:
+            seq = self.seq.get(slot, 0) + 1
+        r = compound(self.sock, self.minor,
+                     [op_sequence(self.sid, seq, slot, 0, cache)] + ops)
+        if advance and r.accept == 0 and r.n >= 1:
+            # the slot's seqid moves on whenever SEQUENCE itself succeeded
+            d = Dec(r.body, r.dec.o)
+            if d.u32() == OP_SEQUENCE and d.u32() == 0:
+                self.seq[slot] = seq
+        return r
+
+    def results(self, r):
+        """Walk past SEQUENCE; returns the list of (op, status)."""
+        out = []
+        for _ in range(r.n):
+            o, st = r.next()
+            out.append((o, st))
+            if st != 0:
+                break
+            if o == OP_SEQUENCE:
+                skip_body(r, o, st)
+            else:
+                break
+        return out
+
+
+# ---------------------------------------------------------------- server
+
+def free_port(base):
+    for p in range(base, base + 500):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", p))
+                return p
+            except OSError:
+                continue
+    raise RuntimeError("no free port")
+
+
+def start_nasd(nasd, port, export, state, log):
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = os.environ.get(
+        "NASD_ASAN_OPTIONS",
+        "halt_on_error=1:abort_on_error=0:detect_leaks=1:exitcode=66")
+    env["UBSAN_OPTIONS"] = os.environ.get(
+        "NASD_UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
+    # no grace period where the option exists: a fresh state dir has no
+    # clients to wait for, and anonymous I/O would get GRACE during it
+    helptext = subprocess.run([nasd, "--help"], capture_output=True,
+                              text=True)
+    extra = ["--grace-time", "0"] if "--grace-time" in (
+        helptext.stdout + helptext.stderr) else []
+    p = subprocess.Popen(
+        [nasd, "--foreground", "--listen", f"127.0.0.1:{port}",
+         "--mountd-port", "0", "--state-dir", state] + extra +
+        ["--export", f"{export}:rw,no_root_squash"],
+        stdout=log, stderr=subprocess.STDOUT, env=env)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        if p.poll() is not None:
+            return p
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return p
+        except OSError:
+            time.sleep(0.1)
+    return p
+
+
+# ---------------------------------------------------------------- tests
+
+def t_framing(port):
+    with connect(port) as s:
+        r = compound(s, 3, [op(OP_PUTROOTFH)], tag=b"mv3")
+        expect("minorversion_3", r.status, MINOR_VERS_MISMATCH)
+        check("minorversion_3_tag_echoed", r.tag == b"mv3", repr(r.tag))
+        check("minorversion_3_no_results", r.n == 0, f"{r.n} results")
+
+        for bad in (9999, 200, 0, 2):
+            r = compound(s, 0, [op(OP_PUTROOTFH), op(bad)])
+            expect(f"unknown_op_{bad}", r.status, OP_ILLEGAL_ERR)
+            ok = r.n == 2
+            if ok:
+                r.next()
+                o, st = r.next()
+                ok = o == OP_ILLEGAL and st == OP_ILLEGAL_ERR
+            check(f"unknown_op_{bad}_result_is_OP_ILLEGAL", ok,
+                  f"results {r.ops} of {r.n}")
+
+        # truncated arguments: PUTFH claims 128 bytes and has 10
+        r = compound(s, 0, [op(OP_PUTROOTFH),
+                            op(OP_PUTFH, u32(128) + b"x" * 10)])
+        expect("truncated_putfh_args", r.status, BADXDR)
+        # GETATTR bitmap count 5 with no words at the end of the request
+        r = compound(s, 0, [op(OP_PUTROOTFH), op(OP_GETATTR, u32(5))])
+        expect("truncated_getattr_bitmap", r.status, BADXDR)
+        # a handle longer than NFS4_FHSIZE
+        r = compound(s, 0, [op_putfh(b"h" * 129)])
+        expect("putfh_129_bytes", r.status, (BADXDR, BADHANDLE))
+        # numops says 3, one present
+        args = opaque(b"t") + u32(0) + u32(3) + op(OP_PUTROOTFH)
+        r = Res(*rpc(s, 1, args))
+        expect("numops_beyond_request", r.status, BADXDR)
+
+        ops = [op(OP_PUTROOTFH)] * 1000
+        r = compound(s, 0, ops)
+        expect("v40_1000_ops", r.status, RESOURCE)
+
+        forged = bytes(random.getrandbits(8) for _ in range(128))
+        r = compound(s, 0, [op_putfh(forged), op_getattr(1)])
+        expect("putfh_forged_128", r.status, BADHANDLE)
+        r = compound(s, 0, [op_putfh(b"")])
+        expect("putfh_empty", r.status, (BADHANDLE, BADXDR))
+
+        for name, o in (("GETATTR", op_getattr(1, 20)),
+                        ("GETFH", op(OP_GETFH)),
+                        ("LOOKUP", op_lookup("x")),
+                        ("LOOKUPP", op(OP_LOOKUPP)),
+                        ("ACCESS", op(OP_ACCESS, u32(1))),
+                        ("READLINK", op(OP_READLINK)),
+                        ("SAVEFH", op(OP_SAVEFH)),
+                        ("READ", op(OP_READ, ANON + u64(0) + u32(10)))):
+            r = compound(s, 0, [o])
+            expect(f"nofilehandle_{name}", r.status, NOFILEHANDLE)
+
+        r = compound(s, 0, [op_sequence(b"\0" * 16, 1)])
+        expect("v40_sequence_illegal", r.status, OP_ILLEGAL_ERR)
+        r = compound(s, 1, [op(OP_PUTROOTFH)])
+        expect("v41_without_sequence", r.status, OP_NOT_IN_SESSION)
+        r = compound(s, 1, [op_sequence(b"\x55" * 16, 1)])
+        expect("v41_unknown_session", r.status, BADSESSION)
+
+
+def t_sessions(port):
+    with connect(port) as s:
+        ss = Session(s, 1, f"nfs4raw-{os.getpid()}-41")
+        if not check("v41_exchange_id_create_session", ss.sid is not None,
+                     ss.error or ""):
+            return
+        check("v41_maxops_sane", ss.maxops and 8 <= ss.maxops <= 1000,
+              f"ca_maxoperations {ss.maxops}")
+        ops = [op(OP_PUTROOTFH), op(OP_GETFH)]
+        r1 = ss.call(ops, seq=1)
+        expect("v41_sequence_first", r1.status, NFS4_OK)
+        r2 = ss.call(ops, seq=1)
+        check("v41_replay_identical_bytes", r1.body == r2.body,
+              f"{len(r1.body)} vs {len(r2.body)} bytes; "
+              f"first differs at {first_diff(r1.body, r2.body)}")
+        r = ss.call(ops, seq=5, advance=False)
+        expect("v41_seq_misordered", r.status, SEQ_MISORDERED)
+        r = ss.call(ops, seq=2)
+        expect("v41_next_seq_after_misorder", r.status, NFS4_OK)
+        r = ss.call(ops, slot=4000, seq=1, advance=False)
+        expect("v41_badslot", r.status, BADSLOT)
+        r = ss.call([op_sequence(ss.sid, 9, 1)], slot=0, advance=True)
+        expect("v41_sequence_pos", r.status, SEQUENCE_POS)
+        r = ss.call([op(OP_PUTROOTFH)] * 999)
+        expect("v41_1000_ops", r.status, TOO_MANY_OPS)
+        # and the session still works (the slot did not move on a
+        # failed SEQUENCE; if SEQUENCE passed, the call advanced it)
+        r = ss.call(ops)
+        expect("v41_session_usable_after", r.status, NFS4_OK)
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def walk_fh(ss, path):
+    """PUTROOTFH + LOOKUP each component + GETFH -> (status, fh)."""
+    ops = [op(OP_PUTROOTFH)]
+    for comp in [c for c in path.split("/") if c]:
+        ops.append(op_lookup(comp))
+    ops.append(op(OP_GETFH))
+    r = ss.call(ops)
+    if r.status != 0:
+        return r.status, None
+    fh = None
+    for _ in range(r.n):
+        o, st = r.next()
+        if o == OP_GETFH:
+            fh = r.dec.opaque()
+        else:
+            skip_body(r, o, st)
+    return 0, fh
+
+
+def last_result(ss, r):
+    """Skip to the last result; returns (op, status) with the decoder
+    positioned at its body."""
+    o = st = None
+    for i in range(r.n):
+        o, st = r.next()
+        if i < r.n - 1:
+            skip_body(r, o, st)
+    return o, st
+
+
+def t_v42(port, export):
+    with connect(port) as s:
+        ss = Session(s, 2, f"nfs4raw-{os.getpid()}-42")
+        if not check("v42_session", ss.sid is not None, ss.error or ""):
+            return
+        KiB = 1024
+        # sparse: data [0,64K) hole [64K,1M) data [1M,1M+64K) hole to 2M
+        sp = os.path.join(export, "sparse")
+        d1 = os.urandom(64 * KiB)
+        d2 = os.urandom(64 * KiB)
+        with open(sp, "wb") as f:
+            f.write(d1)
+            f.seek(1 << 20)
+            f.write(d2)
+            f.truncate(2 << 20)
+        for n in ("dst", "alloc"):
+            open(os.path.join(export, n), "wb").close()
+        os.mkdir(os.path.join(export, "dir"))
+        fhs = {}
+        for n in ("sparse", "dst", "alloc", "dir"):
+            st, fh = walk_fh(ss, export + "/" + n)
+            if not expect(f"v42_lookup_{n}", st, NFS4_OK):
+                return
+            fhs[n] = fh
+        st, fhs["pseudo"] = walk_fh(ss, "/")
+
+        def seek(off, what):
+            r = ss.call([op_putfh(fhs["sparse"]),
+                         op(OP_SEEK, ANON + u64(off) + u32(what))])
+            o, st = last_result(ss, r)
+            if st != 0:
+                return st, None, None
+            return 0, r.dec.u32(), r.dec.u64()
+
+        M = 1 << 20
+        for name, off, what, want in (
+                ("data_at_0", 0, 0, (0, 0, 0)),
+                ("hole_from_0", 0, 1, (0, 0, 64 * KiB)),
+                ("data_from_hole", 64 * KiB, 0, (0, 0, M)),
+                ("hole_from_2nd_data", M, 1, (0, 0, M + 64 * KiB)),
+                ("no_data_after", M + 64 * KiB, 0, (0, 1, 2 * M))):
+            got = seek(off, what)
+            check(f"v42_seek_{name}", got == want, f"expected {want}, "
+                  f"got ({sname(got[0])}, {got[1]}, {got[2]})")
+        expect("v42_seek_at_eof_nxio", seek(2 * M, 0)[0], NXIO)
+        expect("v42_seek_bad_what", seek(0, 7)[0], (UNION_NOTSUPP, BADXDR))
+
+        def read_plus(off, count):
+            r = ss.call([op_putfh(fhs["sparse"]),
+                         op(OP_READ_PLUS, ANON + u64(off) + u32(count))])
+            o, st = last_result(ss, r)
+            if st != 0:
+                return st, None, None
+            d = r.dec
+            eof = d.u32()
+            segs = []
+            for _ in range(d.u32()):
+                kind = d.u32()
+                soff = d.u64()
+                if kind == 0:
+                    segs.append(("data", soff, d.opaque()))
+                elif kind == 1:
+                    segs.append(("hole", soff, d.u64()))
+                else:
+                    segs.append(("?", soff, None))
+                    break
+            return 0, eof, segs
+
+        st, eof, segs = read_plus(0, M)
+        ok = (st == 0 and eof == 0 and len(segs) == 2
+              and segs[0] == ("data", 0, d1)
+              and segs[1] == ("hole", 64 * KiB, M - 64 * KiB))
+        check("v42_read_plus_data_then_hole", ok,
+              f"{sname(st)} eof={eof} "
+              f"{[(k, o, len(v) if isinstance(v, bytes) else v) for k, o, v in segs or []]}")
+        st, eof, segs = read_plus(M - 4 * KiB, 128 * KiB)
+        ok = (st == 0 and eof == 0 and len(segs) == 3
+              and segs[0] == ("hole", M - 4 * KiB, 4 * KiB)
+              and segs[1] == ("data", M, d2)
+              and segs[2] == ("hole", M + 64 * KiB, 60 * KiB))
+        check("v42_read_plus_hole_data_hole", ok,
+              f"{sname(st)} eof={eof} "
+              f"{[(k, o, len(v) if isinstance(v, bytes) else v) for k, o, v in segs or []]}")
+        st, eof, segs = read_plus(M + 32 * KiB, 2 * M)
+        ok = (st == 0 and eof == 1 and len(segs) == 2
+              and segs[0] == ("data", M + 32 * KiB, d2[32 * KiB:])
+              and segs[1] == ("hole", M + 64 * KiB, M - 64 * KiB))
+        check("v42_read_plus_data_hole_to_eof", ok,
+              f"{sname(st)} eof={eof} "
+              f"{[(k, o, len(v) if isinstance(v, bytes) else v) for k, o, v in segs or []]}")
+        st, eof, segs = read_plus(3 * M, 100)
+        check("v42_read_plus_past_eof", st == 0 and eof == 1 and segs == [],
+              f"{sname(st)} eof={eof} {segs}")
+
+        def one(name, fh_ops, want):
+            r = ss.call(fh_ops)
+            o, st = last_result(ss, r)
+            expect(name, r.status, want)
+            return r
+
+        al = os.path.join(export, "alloc")
+        one("v42_allocate", [op_putfh(fhs["alloc"]),
+                             op(OP_ALLOCATE, ANON + u64(0) + u64(M))], 0)
+        stt = os.stat(al)
+        check("v42_allocate_size_blocks",
+              stt.st_size == M and stt.st_blocks * 512 >= M,
+              f"size {stt.st_size} blocks {stt.st_blocks}")
+        one("v42_allocate_zero_len", [op_putfh(fhs["alloc"]),
+            op(OP_ALLOCATE, ANON + u64(0) + u64(0))], INVAL)
+        one("v42_allocate_dir", [op_putfh(fhs["dir"]),
+            op(OP_ALLOCATE, ANON + u64(0) + u64(4096))], ISDIR)
+        one("v42_allocate_pseudo_root", [op_putfh(fhs["pseudo"]),
+            op(OP_ALLOCATE, ANON + u64(0) + u64(4096))], (ISDIR, 30))
+        one("v42_allocate_no_fh", [op(OP_ALLOCATE, ANON + u64(0) + u64(1))],
+            NOFILEHANDLE)
+
+        # COPY sparse -> dst, asked asynchronous: done synchronously
+        cp = op(OP_COPY, ANON + ANON + u64(0) + u64(0) + u64(0) + u32(1)
+                + u32(0) + u32(0))
+        r = ss.call([op_putfh(fhs["sparse"]), op(OP_SAVEFH),
+                     op_putfh(fhs["dst"]), cp])
+        o, st = last_result(ss, r)
+        if expect("v42_copy_async_request", r.status, NFS4_OK):
+            d = r.dec
+            ncb = d.u32()
+            for _ in range(ncb):
+                d.fixed(16)
+            count, committed = d.u64(), d.u32()
+            d.fixed(8)
+            cons, sync = d.u32(), d.u32()
+            check("v42_copy_done_synchronously",
+                  ncb == 0 and sync == 1 and count == 2 * M,
+                  f"callback ids {ncb}, cr_synchronous {sync}, "
+                  f"count {count}")
+        with open(sp, "rb") as f1, open(os.path.join(export, "dst"),
+                                        "rb") as f2:
+            check("v42_copy_bytes_equal", f1.read() == f2.read(),
+                  "dst differs from sparse")
+        bad = op(OP_COPY, ANON + ANON + u64(3 * M) + u64(0) + u64(10)
+                 + u32(1) + u32(1) + u32(0))
+        one("v42_copy_src_past_eof", [op_putfh(fhs["sparse"]),
+            op(OP_SAVEFH), op_putfh(fhs["dst"]), bad], INVAL)
+        one("v42_copy_without_saved_fh", [op_putfh(fhs["dst"]), cp],
+            NOFILEHANDLE)
+        inter = op(OP_COPY, ANON + ANON + u64(0) + u64(0) + u64(0) + u32(1)
+                   + u32(1) + u32(1) + u32(1) + opaque(b"otherserver"))
+        one("v42_copy_inter_server", [op_putfh(fhs["sparse"]),
+            op(OP_SAVEFH), op_putfh(fhs["dst"]), inter], NOTSUPP)
+
+        # DEALLOCATE the first 64K of dst: zeros, size kept
+        one("v42_deallocate", [op_putfh(fhs["dst"]),
+            op(OP_DEALLOCATE, ANON + u64(0) + u64(64 * KiB))], 0)
+        with open(os.path.join(export, "dst"), "rb") as f:
+            head = f.read(64 * KiB)
+        check("v42_deallocate_zeros",
+              head == b"\0" * (64 * KiB) and
+              os.path.getsize(os.path.join(export, "dst")) == 2 * M,
+              "range not zero or size changed")
+
+        cl = op(OP_CLONE, ANON + ANON + u64(0) + u64(0) + u64(0))
+        one("v42_clone_ext4_notsupp", [op_putfh(fhs["sparse"]),
+            op(OP_SAVEFH), op_putfh(fhs["alloc"]), cl], (NOTSUPP, 0))
+
+        r = ss.call([op_putfh(fhs["sparse"]),
+                     op(OP_IO_ADVISE, ANON + u64(0) + u64(0)
+                        + bitmap(1, 4, 8))])
+        o, st = last_result(ss, r)
+        if expect("v42_io_advise", r.status, NFS4_OK):
+            hints = r.dec.bitmap()
+            w = hints[0] if hints else 0
+            check("v42_io_advise_hints", w == (1 << 1) | (1 << 4),
+                  f"returned hints {hints} (want SEQUENTIAL|WILLNEED)")
+        one("v42_offload_status_unknown", [op_putfh(fhs["dst"]),
+            op(OP_OFFLOAD_STATUS, u32(1) + b"\x11" * 12)], BAD_STATEID)
+        one("v42_offload_cancel_unknown", [op_putfh(fhs["dst"]),
+            op(OP_OFFLOAD_CANCEL, u32(1) + b"\x11" * 12)], BAD_STATEID)
+        one("v42_copy_notify_notsupp", [op_putfh(fhs["sparse"]),
+            op(OP_COPY_NOTIFY, ANON + u32(1) + opaque(b"peer"))], NOTSUPP)
+        ws = op(OP_WRITE_SAME, ANON + u32(0) + u64(0) + u64(512) + u64(1)
+                + u64(0) + u32(0) + u64(0) + opaque(b"ab") + opaque(b"x"))
+        one("v42_write_same_notsupp", [op_putfh(fhs["dst"]), ws], NOTSUPP)
+        one("v42_seek_truncated_args", [op_putfh(fhs["sparse"]),
+            op(OP_SEEK, ANON + u32(0))], BADXDR)
+
+    # 4.2 ops in a 4.1 compound
+    with connect(port) as s:
+        ss = Session(s, 1, f"nfs4raw-{os.getpid()}-41b")
+        if ss.sid is not None:
+            r = ss.call([op(OP_PUTROOTFH),
+                         op(OP_SEEK, ANON + u64(0) + u32(0))])
+            expect("v41_seek_not_in_minor1", r.status,
+                   (OP_ILLEGAL_ERR, NOTSUPP))
+        r = compound(s, 0, [op(OP_PUTROOTFH),
+                            op(OP_ALLOCATE, ANON + u64(0) + u64(1))])
+        expect("v40_allocate_not_in_minor0", r.status,
+               (OP_ILLEGAL_ERR, NOTSUPP))
+
+
+def t_still_serving(port):
+    check("null_after_tests", null_ok(port), "NULL not answered")
+    with connect(port) as s:
+        r = compound(s, 0, [op(OP_PUTROOTFH), op_getattr(1, 20)])
+        expect("v40_compound_after_tests", r.status, NFS4_OK)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    nasd = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="nasd-nfs4raw-")
+    os.chmod(tmp, 0o755)
+    export = os.path.join(tmp, "export")
+    state = os.path.join(tmp, "state")
+    os.mkdir(export, 0o755)
+    os.mkdir(state)
+    port = free_port(int(os.environ.get("NFS4RAW_PORT", "17000")))
+    logpath = os.path.join(tmp, "nasd.log")
+    log = open(logpath, "w")
+    proc = start_nasd(nasd, port, export, state, log)
+    try:
+        if proc.poll() is not None:
+            check("nasd_started", False, f"exited {proc.returncode}")
+            log.close()
+            print(open(logpath, errors="replace").read()[-3000:])
+            return 1
+        check("nasd_started", null_ok(port), "no NULL reply")
+        for t in (lambda: t_framing(port), lambda: t_sessions(port),
+                  lambda: t_v42(port, export),
+                  lambda: t_still_serving(port)):
+            try:
+                t()
+            except Exception as e:          # one broken group, not all
+                check("exception", False, f"{type(e).__name__}: {e}")
+            if proc.poll() is not None:
+                check("nasd_still_running", False,
+                      f"nasd exited with {proc.returncode}")
+                break
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                rc = proc.wait(20)
+                check("sigterm_exit_0", rc == 0, f"exit status {rc}")
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                check("sigterm_exit_0", False, "still running 20 s later")
+        log.close()
+        with open(logpath, "r", errors="replace") as f:
+            text = f.read()
+        m = SANITIZER_RE.search(text)
+        check("no_sanitizer_report", m is None,
+              text[max(0, m.start() - 200):m.start() + 2000] if m else "")
+        if fails:
+            print("----- last lines of nasd log")
+            print("\n".join(text.splitlines()[-40:]))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if not os.environ.get("KEEP_TMP"):
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"# {passes} passed, {fails} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1003 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the NFSv4 core (engineer N1's part): the errno to
+ * nfsstat4 table over every operation x errno, the attribute codecs, and
+ * whole COMPOUNDs run through rpc_process_record() against a temporary
+ * export: minor versions, OP_ILLEGAL, BADXDR, op limits, NOFILEHANDLE,
+ * the pseudo-fs (PUTROOTFH, LOOKUP across the junction, LOOKUPP back,
+ * READDIR, ROFS), forged handles, and the namespace and I/O operations.
+ */
+
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/err.h"
+#include "export/export.h"
+#include "nfs4/attrs.h"
+#include "nfs4/nfs4.h"
+#include "nfs4/nfs4_int.h"
+#include "nfs4/ops.h"
+#include "nfs4/pseudo.h"
+#include "rpc/rpc.h"
+#include "vfs/vfs.h"
+
+/* ---- the status table ---- */
+
+static void test_status_every_op_every_errno(void **state)
+{
+	static const int internal[] = {EBADHANDLE, ENOTSYNC,	 EBADCOOKIE,
+				       ENOTSUPP,   ETOOSMALL,	 ESERVERFAULT,
+				       EBADTYPE,   EJUKEBOX,	 EBADNAME,
+				       4095,	   100000};
+	uint32_t op, st;
+	int e;
+	size_t i;
+
+	for (op = OP_ACCESS; op <= NFS4_OP_MAX; op++) {
+		for (e = 1; e < 134; e++) {
+			st = nfs4_status(op, -e);
+			assert_true(nfs4_status_allowed(op, st));
+			assert_int_not_equal(st, NFS4_OK);
+			/* the sign of the error does not matter */
+			assert_int_equal(nfs4_status(op, e), st);
+		}
+		for (i = 0; i < sizeof(internal) / sizeof(internal[0]); i++) {
+			st = nfs4_status(op, -internal[i]);
+			assert_true(nfs4_status_allowed(op, st));
+		}
+		assert_int_equal(nfs4_status(op, 0), NFS4_OK);
+	}
+	/* ops outside the table can only fail with SERVERFAULT */
+	assert_int_equal(nfs4_status(9999, -ENOENT), NFS4ERR_SERVERFAULT);
+}
+
+/* RFC 8881 §15.2's list for READDIR, written out again here. */
+static void test_status_readdir_list(void **state)
+{
+	static const uint32_t rfc[] = {
+		NFS4ERR_ACCESS,		NFS4ERR_BADXDR,
+		NFS4ERR_BAD_COOKIE,	NFS4ERR_DEADSESSION,
+		NFS4ERR_DELAY,		NFS4ERR_FHEXPIRED,
+		NFS4ERR_INVAL,		NFS4ERR_IO,
+		NFS4ERR_MOVED,		NFS4ERR_NOFILEHANDLE,
+		NFS4ERR_NOTDIR,		NFS4ERR_NOT_SAME,
+		NFS4ERR_OP_NOT_IN_SESSION, NFS4ERR_REP_TOO_BIG,
+		NFS4ERR_REP_TOO_BIG_TO_CACHE, NFS4ERR_REQ_TOO_BIG,
+		NFS4ERR_RETRY_UNCACHED_REP, NFS4ERR_SERVERFAULT,
+		NFS4ERR_STALE,		NFS4ERR_TOOSMALL,
+		NFS4ERR_TOO_MANY_OPS,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rfc) / sizeof(rfc[0]); i++)
+		assert_true(nfs4_status_allowed(OP_READDIR, rfc[i]));
+	assert_false(nfs4_status_allowed(OP_READDIR, NFS4ERR_NOENT));
+	assert_false(nfs4_status_allowed(OP_READDIR, NFS4ERR_SYMLINK));
+	assert_false(nfs4_status_allowed(OP_PUTFH, NFS4ERR_NOENT));
+	assert_false(nfs4_status_allowed(OP_PUTFH, NFS4ERR_IO));
+}
+
+static void test_status_specific(void **state)
+{
+	assert_int_equal(nfs4_status(OP_LOOKUP, -ENOENT), NFS4ERR_NOENT);
+	assert_int_equal(nfs4_status(OP_LOOKUP, -ELOOP), NFS4ERR_SYMLINK);
+	assert_int_equal(nfs4_status(OP_LOOKUP, -EBADNAME), NFS4ERR_BADNAME);
+	assert_int_equal(nfs4_status(OP_CREATE, -EILSEQ), NFS4ERR_BADCHAR);
+	assert_int_equal(nfs4_status(OP_REMOVE, -ENOTEMPTY),
+			 NFS4ERR_NOTEMPTY);
+	assert_int_equal(nfs4_status(OP_RENAME, -EXDEV), NFS4ERR_XDEV);
+	assert_int_equal(nfs4_status(OP_WRITE, -ENOSPC), NFS4ERR_NOSPC);
+	assert_int_equal(nfs4_status(OP_READ, -EJUKEBOX), NFS4ERR_DELAY);
+	assert_int_equal(nfs4_status(OP_PUTFH, -EBADHANDLE),
+			 NFS4ERR_BADHANDLE);
+	assert_int_equal(nfs4_status(OP_PUTFH, -ESTALE), NFS4ERR_STALE);
+	/* not allowed as such: a related status, then IO/SERVERFAULT */
+	assert_int_equal(nfs4_status(OP_PUTFH, -ENOENT), NFS4ERR_STALE);
+	assert_int_equal(nfs4_status(OP_GETATTR, -ENOSPC), NFS4ERR_IO);
+	assert_int_equal(nfs4_status(OP_REMOVE, -EPERM), NFS4ERR_ACCESS);
+	assert_int_equal(nfs4_status(OP_PUTROOTFH, -EIO),
+			 NFS4ERR_SERVERFAULT);
+	assert_int_equal(nfs4_status(OP_READDIR, -ELOOP), NFS4ERR_INVAL);
+	assert_int_equal(nfs4_status(OP_SETATTR, -EISDIR), NFS4ERR_ISDIR);
+}
+
+/* ---- attributes ---- */
+
+struct wbuf {
+	uint8_t b[8192];
+	struct xdr_buf x;
+};
+
+static void wb_init(struct wbuf *w)
+{
+	xdr_init(&w->x, w->b, sizeof(w->b));
+}
+
+static void fattr_of(struct wbuf *vals, uint32_t w0, uint32_t w1,
+		     struct fattr4 *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->attrmask.len = 2;
+	f->attrmask.map[0] = w0;
+	f->attrmask.map[1] = w1;
+	f->attr_vals.data = vals->b;
+	f->attr_vals.len = (uint32_t)vals->x.pos;
+}
+
+#define W1(n) (1u << ((n) - 32))
+
+static void test_sattr_decode(void **state)
+{
+	struct vfs_sattr sa;
+	struct bitmap4 set;
+	struct fattr4 f;
+	struct wbuf v;
+
+	/* size (word 0), mode, owner, time_modify_set(client) (word 1) */
+	wb_init(&v);
+	assert_true(xdr_enc_u64(&v.x, 12345));
+	assert_true(xdr_enc_u32(&v.x, 0640));
+	assert_true(xdr_enc_opaque(&v.x, "1000", 4));
+	assert_true(xdr_enc_u32(&v.x, SET_TO_CLIENT_TIME4));
+	assert_true(xdr_enc_u64(&v.x, 1700000000));
+	assert_true(xdr_enc_u32(&v.x, 5));
+	fattr_of(&v, 1u << FATTR4_SIZE,
+		 W1(FATTR4_MODE) | W1(FATTR4_OWNER) |
+			 W1(FATTR4_TIME_MODIFY_SET),
+		 &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4_OK);
+	assert_true(sa.set_size && sa.size == 12345);
+	assert_true(sa.set_mode && sa.mode == 0640);
+	assert_true(sa.set_uid && sa.uid == 1000);
+	assert_false(sa.set_gid);
+	assert_int_equal(sa.mtime_how, VFS_TIME_CLIENT);
+	assert_int_equal(sa.mtime.tv_sec, 1700000000);
+	assert_int_equal(sa.mtime.tv_nsec, 5);
+	assert_true(nfs4_bitmap_isset(&set, FATTR4_SIZE));
+	assert_true(nfs4_bitmap_isset(&set, FATTR4_TIME_MODIFY_SET));
+
+	/* one byte too many: the values do not match the mask */
+	f.attr_vals.len += 4;
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4ERR_BADXDR);
+	/* one byte too few */
+	f.attr_vals.len -= 8;
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4ERR_BADXDR);
+
+	/* read-only attribute: INVAL; unsupported one: ATTRNOTSUPP */
+	wb_init(&v);
+	assert_true(xdr_enc_u64(&v.x, 7));
+	fattr_of(&v, 1u << FATTR4_CHANGE, 0, &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4ERR_INVAL);
+	fattr_of(&v, 1u << FATTR4_ACL, 0, &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set),
+			 NFS4ERR_ATTRNOTSUPP);
+	fattr_of(&v, 0, 0, &f);
+	f.attrmask.beyond = true;
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set),
+			 NFS4ERR_ATTRNOTSUPP);
+
+	/* mode bits beyond 07777, nseconds >= 1e9, bad time_how */
+	wb_init(&v);
+	assert_true(xdr_enc_u32(&v.x, 010000));
+	fattr_of(&v, 0, W1(FATTR4_MODE), &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4ERR_INVAL);
+	wb_init(&v);
+	assert_true(xdr_enc_u32(&v.x, SET_TO_CLIENT_TIME4));
+	assert_true(xdr_enc_u64(&v.x, 1));
+	assert_true(xdr_enc_u32(&v.x, 1000000000));
+	fattr_of(&v, 0, W1(FATTR4_TIME_ACCESS_SET), &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4ERR_INVAL);
+	wb_init(&v);
+	assert_true(xdr_enc_u32(&v.x, 7));
+	fattr_of(&v, 0, W1(FATTR4_TIME_ACCESS_SET), &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set), NFS4ERR_BADXDR);
+
+	/* owner: not a number and no domain configured */
+	wb_init(&v);
+	assert_true(xdr_enc_opaque(&v.x, "bob@example.com", 15));
+	fattr_of(&v, 0, W1(FATTR4_OWNER), &f);
+	assert_int_equal(nfs4_fattr4_to_sattr(&f, &sa, &set),
+			 NFS4ERR_BADOWNER);
+}
+
+static void test_bitmap_decode_limits(void **state)
+{
+	uint8_t buf[64];
+	struct bitmap4 b;
+	struct xdr_buf x;
+
+	/* a count far beyond the bytes present fails at once */
+	xdr_init(&x, buf, sizeof(buf));
+	assert_true(xdr_enc_u32(&x, 0x40000000));
+	xdr_init(&x, buf, 8);
+	assert_false(nfs4_dec_bitmap4(&x, &b));
+	/* five words: the 4th and 5th only set "beyond" */
+	xdr_init(&x, buf, sizeof(buf));
+	assert_true(xdr_enc_u32(&x, 5));
+	assert_true(xdr_enc_u32(&x, 1));
+	assert_true(xdr_enc_u32(&x, 2));
+	assert_true(xdr_enc_u32(&x, 4));
+	assert_true(xdr_enc_u32(&x, 0));
+	assert_true(xdr_enc_u32(&x, 8));
+	xdr_init(&x, buf, 24);
+	assert_true(nfs4_dec_bitmap4(&x, &b));
+	assert_int_equal(b.len, 3);
+	assert_int_equal(b.map[2], 4);
+	assert_true(b.beyond);
+	assert_int_equal(x.pos, 24);
+}
+
+static void test_name_check(void **state)
+{
+	struct nfs4_opaque n;
+	char longname[300];
+
+	n.data = (const uint8_t *)"ok";
+	n.len = 2;
+	assert_int_equal(nfs4_name_check(&n), 0);
+	n.len = 0;
+	assert_int_equal(nfs4_name_check(&n), -EINVAL);
+	n.data = (const uint8_t *)"..";
+	n.len = 2;
+	assert_int_equal(nfs4_name_check(&n), -EBADNAME);
+	n.data = (const uint8_t *)"a/b";
+	n.len = 3;
+	assert_int_equal(nfs4_name_check(&n), -EILSEQ);
+	n.data = (const uint8_t *)"a\0b";
+	assert_int_equal(nfs4_name_check(&n), -EILSEQ);
+	n.data = (const uint8_t *)"\xc3\x28";
+	n.len = 2;
+	assert_int_equal(nfs4_name_check(&n), -EINVAL);
+	n.data = (const uint8_t *)"\xc3\xa9t\xc3\xa9";
+	n.len = 5;
+	assert_int_equal(nfs4_name_check(&n), 0);
+	memset(longname, 'a', sizeof(longname));
+	n.data = (const uint8_t *)longname;
+	n.len = 256;
+	assert_int_equal(nfs4_name_check(&n), -ENAMETOOLONG);
+}
+
+/* ---- whole COMPOUNDs ---- */
+
+static char export_dir[64];
+static char ro_dir[64];       /* exported read-only at pseudo=/ro */
+static char export_sub[64]; /* the export dir's name inside /tmp */
+
+/* A request being built: RPC call header + COMPOUND4args. */
+struct req {
+	uint8_t b[16384];
+	struct xdr_buf x;
+	size_t numops_pos;
+	uint32_t numops;
+};
+
+static void req_begin(struct req *r, uint32_t minor, const char *tag)
+{
+	xdr_init(&r->x, r->b, sizeof(r->b));
+	assert_true(xdr_enc_u32(&r->x, 0x1234));        /* xid */
+	assert_true(xdr_enc_u32(&r->x, 0));             /* CALL */
+	assert_true(xdr_enc_u32(&r->x, 2));
+	assert_true(xdr_enc_u32(&r->x, 100003));
+	assert_true(xdr_enc_u32(&r->x, 4));
+	assert_true(xdr_enc_u32(&r->x, 1));             /* COMPOUND */
+	/* AUTH_SYS root */
+	assert_true(xdr_enc_u32(&r->x, AUTH_SYS));
+	assert_true(xdr_enc_u32(&r->x, 20));
+	assert_true(xdr_enc_u32(&r->x, 0));             /* stamp */
+	assert_true(xdr_enc_u32(&r->x, 0));             /* machine "" */
+	assert_true(xdr_enc_u32(&r->x, 0));             /* uid */
+	assert_true(xdr_enc_u32(&r->x, 0));             /* gid */
+	assert_true(xdr_enc_u32(&r->x, 0));             /* gids */
+	assert_true(xdr_enc_u32(&r->x, AUTH_NONE));
+	assert_true(xdr_enc_u32(&r->x, 0));
+	assert_true(xdr_enc_opaque(&r->x, tag, (uint32_t)strlen(tag)));
+	assert_true(xdr_enc_u32(&r->x, minor));
+	r->numops_pos = r->x.pos;
+	assert_true(xdr_enc_u32(&r->x, 0));
+	r->numops = 0;
+}
+
+static void req_op(struct req *r, uint32_t op)
+{
+	assert_true(xdr_enc_u32(&r->x, op));
+	r->numops++;
+	r->b[r->numops_pos + 3] = (uint8_t)r->numops;
+	r->b[r->numops_pos + 2] = (uint8_t)(r->numops >> 8);
+}
+
+static void req_name(struct req *r, uint32_t op, const char *name)
+{
+	req_op(r, op);
+	assert_true(xdr_enc_opaque(&r->x, name, (uint32_t)strlen(name)));
+}
+
+static void req_getattr(struct req *r, uint32_t w0, uint32_t w1)
+{
+	req_op(r, OP_GETATTR);
+	assert_true(xdr_enc_u32(&r->x, 2));
+	assert_true(xdr_enc_u32(&r->x, w0));
+	assert_true(xdr_enc_u32(&r->x, w1));
+}
+
+static void req_putfh(struct req *r, const struct nfs_fh4 *fh)
+{
+	req_op(r, OP_PUTFH);
+	assert_true(xdr_enc_opaque(&r->x, fh->data, fh->len));
+}
+
+static const uint8_t zero_stateid[16];
+
+/* The reply: COMPOUND4res after the RPC header, plus any tail. */
+struct rep {
+	uint8_t b[1 << 20];
+	size_t len;
+	struct xdr_buf x;
+	uint32_t status;
+	uint32_t nres;
+	size_t tail_len;
+};
+
+static void run(struct req *r, struct rep *out)
+{
+	static uint8_t arena[65536];
+	struct rpc_call call;
+	struct sockaddr_in *sin;
+	uint32_t v;
+	bool ok;
+
+	rpc_call_init(&call, arena, sizeof(arena));
+	sin = (struct sockaddr_in *)&call.peer;
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(800);
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	call.peer_len = sizeof(*sin);
+	call.peer_privileged = true;
+	ok = rpc_process_record(&call, r->b, r->x.pos);
+	assert_true(ok);
+	assert_true(call.res.pos <= sizeof(out->b));
+	memcpy(out->b, call.res.base, call.res.pos);
+	out->len = call.res.pos;
+	out->tail_len = 0;
+	if (call.res.tail) {
+		assert_true(out->len + call.res.tail_len <= sizeof(out->b));
+		memcpy(out->b + out->len, call.res.tail, call.res.tail_len);
+		out->len += call.res.tail_len;
+		memset(out->b + out->len, 0, call.res.tail_pad);
+		out->len += call.res.tail_pad;
+		out->tail_len = call.res.tail_len;
+	}
+	rpc_call_finish(&call);
+	xdr_init(&out->x, out->b, out->len);
+	/* xid, REPLY, MSG_ACCEPTED, verifier, SUCCESS */
+	assert_true(xdr_dec_u32(&out->x, &v) && v == 0x1234);
+	assert_true(xdr_dec_u32(&out->x, &v) && v == 1);
+	assert_true(xdr_dec_u32(&out->x, &v) && v == 0);
+	assert_true(xdr_dec_u32(&out->x, &v));
+	assert_true(xdr_dec_u32(&out->x, &v) && v == 0);
+	assert_true(xdr_dec_u32(&out->x, &v) && v == 0);
+	assert_true(xdr_dec_u32(&out->x, &out->status));
+}
+
+/* After run(): skip the tag and read the result count. */
+static void rep_tag(struct rep *p, const char *tag)
+{
+	struct nfs4_opaque t;
+
+	assert_true(nfs4_dec_opaque(&p->x, &t, 1024));
+	assert_int_equal(t.len, strlen(tag));
+	assert_memory_equal(t.data, tag, t.len);
+	assert_true(xdr_dec_u32(&p->x, &p->nres));
+}
+
+/* Next result: its op and status. */
+static uint32_t rep_op(struct rep *p, uint32_t op)
+{
+	uint32_t v = 0, st = 0;
+
+	assert_true(xdr_dec_u32(&p->x, &v));
+	assert_int_equal(v, op);
+	assert_true(xdr_dec_u32(&p->x, &st));
+	return st;
+}
+
+static void rep_fh(struct rep *p, struct nfs_fh4 *fh)
+{
+	assert_int_equal(rep_op(p, OP_GETFH), NFS4_OK);
+	assert_true(nfs4_dec_nfs_fh4(&p->x, fh));
+}
+
+/* Skip a GETATTR resok, returning the attrlist (borrowed). */
+static void rep_getattr(struct rep *p, struct fattr4 *f)
+{
+	assert_int_equal(rep_op(p, OP_GETATTR), NFS4_OK);
+	assert_true(nfs4_dec_fattr4(&p->x, f));
+}
+
+static int setup_export(void **state)
+{
+	struct export_table *t = export_table_new();
+	static const uint8_t key[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+	struct nfs4_config cfg = {
+		.lease_time = 90,
+		.grace_time = 0,
+		.max_ops = 64,
+	};
+	static struct rpc_program prog;
+	static struct rpc_version vers[1];
+	char spec[128], err[256], sdir[96];
+
+	vfs_secret_set(key);
+	strcpy(export_dir, "/tmp/nfs4t.XXXXXX");
+	assert_non_null(mkdtemp(export_dir));
+	strcpy(export_sub, export_dir + 5);
+	snprintf(sdir, sizeof(sdir), "%s/.state", export_dir);
+	assert_int_equal(mkdir(sdir, 0700), 0);
+	cfg.state_dir = strdup(sdir);
+	snprintf(spec, sizeof(spec), "%s:rw,no_root_squash", export_dir);
+	assert_non_null(t);
+	assert_int_equal(export_parse_spec(t, spec, err, sizeof(err)), 0);
+	strcpy(ro_dir, "/tmp/nfs4r.XXXXXX");
+	assert_non_null(mkdtemp(ro_dir));
+	snprintf(spec, sizeof(spec), "%s:ro,pseudo=/ro", ro_dir);
+	assert_int_equal(export_parse_spec(t, spec, err, sizeof(err)), 0);
+	if (export_table_open(t, err, sizeof(err)))
+		fail_msg("%s", err);
+	export_table_install(t);
+	assert_int_equal(nfs4_init(&cfg), 0);
+	vers[0] = nfs4_version;
+	prog.prog = 100003;
+	prog.name = "nfs";
+	prog.nversions = 1;
+	prog.versions = vers;
+	rpc_register_program(&prog);
+	return 0;
+}
+
+static int teardown_export(void **state)
+{
+	char cmd[192];
+
+	nfs4_shutdown();
+	export_table_install(NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", export_dir, ro_dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static struct req rq;
+static struct rep rp;
+
+static void test_minor_version_mismatch(void **state)
+{
+	req_begin(&rq, 3, "tag3");
+	req_op(&rq, OP_PUTROOTFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_MINOR_VERS_MISMATCH);
+	rep_tag(&rp, "tag3");
+	assert_int_equal(rp.nres, 0);
+}
+
+static void test_illegal_ops(void **state)
+{
+	/* an unknown opnum */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_op(&rq, 9999);
+	req_op(&rq, OP_GETFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_OP_ILLEGAL);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 2);
+	assert_int_equal(rep_op(&rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_ILLEGAL), NFS4ERR_OP_ILLEGAL);
+	/* a 4.1 op in a 4.0 compound (RFC 7530: OP_ILLEGAL) */
+	req_begin(&rq, 0, "x");
+	req_op(&rq, OP_RECLAIM_COMPLETE);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_OP_ILLEGAL);
+	rep_tag(&rp, "x");
+	assert_int_equal(rep_op(&rp, OP_ILLEGAL), NFS4ERR_OP_ILLEGAL);
+	/* a 4.2 op in a 4.1 compound */
+	req_begin(&rq, 1, "");
+	req_op(&rq, OP_CLONE);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_OP_ILLEGAL);
+}
+
+static void test_session_rules(void **state)
+{
+	/* 4.1 without SEQUENCE first */
+	req_begin(&rq, 1, "");
+	req_op(&rq, OP_PUTROOTFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_OP_NOT_IN_SESSION);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 1);
+	assert_int_equal(rep_op(&rp, OP_PUTROOTFH),
+			 NFS4ERR_OP_NOT_IN_SESSION);
+	/* a 4.0-only op in 4.1: NOTSUPP */
+	req_begin(&rq, 1, "");
+	req_op(&rq, OP_RENEW);
+	assert_true(xdr_enc_u64(&rq.x, 1));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_NOTSUPP);
+}
+
+static void test_badxdr_and_limits(void **state)
+{
+	int i;
+
+	/* numops says 2, only one op present */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	rq.b[rq.numops_pos + 3] = 2;
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADXDR);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 1);
+	/* an op whose arguments are cut short */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTFH);
+	assert_true(xdr_enc_u32(&rq.x, 100));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADXDR);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4ERR_BADXDR);
+	/* a handle longer than NFS4_FHSIZE */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTFH);
+	assert_true(xdr_enc_u32(&rq.x, 129));
+	for (i = 0; i < 33; i++)
+		assert_true(xdr_enc_u32(&rq.x, 0));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADXDR);
+	/* too many ops: 4.0 RESOURCE, 4.1 TOO_MANY_OPS, no results */
+	req_begin(&rq, 0, "");
+	for (i = 0; i < 65; i++)
+		req_op(&rq, OP_PUTROOTFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_RESOURCE);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 0);
+	rq.b[rq.numops_pos - 1] = 1; /* minorversion 1 */
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_TOO_MANY_OPS);
+}
+
+static void test_nofilehandle(void **state)
+{
+	static const uint32_t ops[] = {
+		OP_GETFH,   OP_GETATTR, OP_LOOKUP,  OP_LOOKUPP, OP_SAVEFH,
+		OP_READDIR, OP_REMOVE,	OP_ACCESS,  OP_READLINK,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		req_begin(&rq, 0, "");
+		req_op(&rq, ops[i]);
+		/* enough zero bytes for any of these ops' arguments */
+		while (rq.x.pos < 200)
+			assert_true(xdr_enc_u32(&rq.x, 0));
+		run(&rq, &rp);
+		/* (an empty name decodes; the fh check comes first) */
+		assert_int_equal(rp.status, NFS4ERR_NOFILEHANDLE);
+		rep_tag(&rp, "");
+		assert_int_equal(rp.nres, 1);
+		assert_int_equal(rep_op(&rp, ops[i]), NFS4ERR_NOFILEHANDLE);
+	}
+	/* RESTOREFH without a saved fh */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_op(&rq, OP_RESTOREFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_RESTOREFH);
+}
+
+/* PUTROOTFH, LOOKUP tmp, LOOKUP <export>, GETFH: the export's root. */
+static void get_export_fh(struct nfs_fh4 *fh, struct nfs_fh4 *tmpfh)
+{
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_name(&rq, OP_LOOKUP, "tmp");
+	req_op(&rq, OP_GETFH);
+	req_name(&rq, OP_LOOKUP, export_sub);
+	req_op(&rq, OP_GETFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 5);
+	assert_int_equal(rep_op(&rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_LOOKUP), NFS4_OK);
+	rep_fh(&rp, tmpfh);
+	assert_int_equal(rep_op(&rp, OP_LOOKUP), NFS4_OK);
+	rep_fh(&rp, fh);
+}
+
+static void attr_fsid_type(struct fattr4 *f, uint32_t *type, uint64_t *maj,
+			   uint64_t *min)
+{
+	struct xdr_buf x;
+
+	/* requested type (1) and fsid (8): both present, in that order */
+	assert_int_equal(f->attrmask.map[0],
+			 (1u << FATTR4_TYPE) | (1u << FATTR4_FSID));
+	xdr_init(&x, (uint8_t *)f->attr_vals.data, f->attr_vals.len);
+	assert_true(xdr_dec_u32(&x, type));
+	assert_true(xdr_dec_u64(&x, maj));
+	assert_true(xdr_dec_u64(&x, min));
+	assert_int_equal(xdr_remaining(&x), 0);
+}
+
+static void req_create_dir(struct req *r, const char *name)
+{
+	req_name(r, OP_CREATE, "");
+	/* rewrite: CREATE args are objtype, objname, createattrs */
+	r->x.pos -= 4;
+	assert_true(xdr_enc_u32(&r->x, NF4DIR));
+	assert_true(xdr_enc_opaque(&r->x, name, (uint32_t)strlen(name)));
+	assert_true(xdr_enc_u32(&r->x, 2));
+	assert_true(xdr_enc_u32(&r->x, 0));
+	assert_true(xdr_enc_u32(&r->x, W1(FATTR4_MODE)));
+	assert_true(xdr_enc_u32(&r->x, 4));
+	assert_true(xdr_enc_u32(&r->x, 0750));
+}
+
+static void test_pseudo_fs(void **state)
+{
+	struct nfs_fh4 efh, tmpfh, fh2;
+	uint64_t pmaj, pmin, emaj, emin;
+	uint32_t type;
+	struct fattr4 f;
+
+	get_export_fh(&efh, &tmpfh);
+	/* the pseudo dir and the export differ in fsid */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &tmpfh);
+	req_getattr(&rq, (1u << FATTR4_TYPE) | (1u << FATTR4_FSID), 0);
+	req_putfh(&rq, &efh);
+	req_getattr(&rq, (1u << FATTR4_TYPE) | (1u << FATTR4_FSID), 0);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	rep_getattr(&rp, &f);
+	attr_fsid_type(&f, &type, &pmaj, &pmin);
+	assert_int_equal(type, NF4DIR);
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	rep_getattr(&rp, &f);
+	attr_fsid_type(&f, &type, &emaj, &emin);
+	assert_int_equal(type, NF4DIR);
+	assert_true(pmaj != emaj || pmin != emin);
+
+	/* LOOKUPP from the export root: back to the pseudo parent */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_op(&rq, OP_LOOKUPP);
+	req_op(&rq, OP_GETFH);
+	req_op(&rq, OP_LOOKUPP);
+	req_op(&rq, OP_LOOKUPP);
+	run(&rq, &rp);
+	/* the root has no parent */
+	assert_int_equal(rp.status, NFS4ERR_NOENT);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 5);
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_LOOKUPP), NFS4_OK);
+	rep_fh(&rp, &fh2);
+	assert_int_equal(fh2.len, tmpfh.len);
+	assert_memory_equal(fh2.data, tmpfh.data, fh2.len);
+
+	/* names that are not there, and modifying the pseudo-fs */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_name(&rq, OP_LOOKUP, "etc");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_NOENT);
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_name(&rq, OP_REMOVE, "tmp");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_ROFS);
+
+	/* the read-only export at /ro: a junction, and ROFS */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_name(&rq, OP_LOOKUP, "ro");
+	req_getattr(&rq, (1u << FATTR4_TYPE) | (1u << FATTR4_FSID), 0);
+	req_create_dir(&rq, "x");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_ROFS);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 4);
+	assert_int_equal(rep_op(&rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_LOOKUP), NFS4_OK);
+	rep_getattr(&rp, &f);
+	attr_fsid_type(&f, &type, &emaj, &emin);
+	assert_true(pmaj != emaj || pmin != emin);
+
+	/* a forged pseudo handle and a forged export handle */
+	tmpfh.data[tmpfh.len - 1] ^= 1;
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &tmpfh);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADHANDLE);
+	efh.data[3] ^= 0x40;
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADHANDLE);
+}
+
+static void test_pseudo_readdir(void **state)
+{
+	uint64_t cookie;
+	uint32_t follows, eof;
+	struct nfs4_opaque name;
+	struct verifier4 verf;
+	struct fattr4 f;
+	int i;
+
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_op(&rq, OP_READDIR);
+	assert_true(xdr_enc_u64(&rq.x, 0));
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 8));
+	assert_true(xdr_enc_u32(&rq.x, 4096));
+	assert_true(xdr_enc_u32(&rq.x, 8192));
+	assert_true(xdr_enc_u32(&rq.x, 1));
+	assert_true(xdr_enc_u32(&rq.x, 1u << FATTR4_TYPE));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_READDIR), NFS4_OK);
+	assert_true(nfs4_dec_verifier4(&rp.x, &verf));
+	/* sorted: the pseudo= export "ro", then "tmp" */
+	for (i = 0; i < 2; i++) {
+		assert_true(xdr_dec_u32(&rp.x, &follows) && follows == 1);
+		assert_true(xdr_dec_u64(&rp.x, &cookie));
+		assert_true(cookie > 2);
+		assert_true(nfs4_dec_opaque(&rp.x, &name, 255));
+		assert_int_equal(name.len, i ? 3 : 2);
+		assert_memory_equal(name.data, i ? "tmp" : "ro", name.len);
+		assert_true(nfs4_dec_fattr4(&rp.x, &f));
+	}
+	assert_true(xdr_dec_u32(&rp.x, &follows) && follows == 0);
+	assert_true(xdr_dec_u32(&rp.x, &eof) && eof == 1);
+
+	/* reserved cookies */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_op(&rq, OP_READDIR);
+	assert_true(xdr_enc_u64(&rq.x, 1));
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 8));
+	assert_true(xdr_enc_u32(&rq.x, 4096));
+	assert_true(xdr_enc_u32(&rq.x, 8192));
+	assert_true(xdr_enc_u32(&rq.x, 0));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BAD_COOKIE);
+}
+
+static void test_namespace_ops(void **state)
+{
+	struct nfs_fh4 efh, tmpfh;
+	char path[128];
+	struct stat st;
+	uint32_t v;
+
+	get_export_fh(&efh, &tmpfh);
+	/* CREATE a directory, SAVEFH/RENAME it, then REMOVE it */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_create_dir(&rq, "d1");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_CREATE), NFS4_OK);
+	assert_true(xdr_dec_u32(&rp.x, &v) && v == 0); /* atomic false */
+	snprintf(path, sizeof(path), "%s/d1", export_dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0750);
+
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_op(&rq, OP_SAVEFH);
+	req_op(&rq, OP_RENAME);
+	assert_true(xdr_enc_opaque(&rq.x, "d1", 2));
+	assert_true(xdr_enc_opaque(&rq.x, "d2", 2));
+	req_name(&rq, OP_REMOVE, "d2");
+	req_name(&rq, OP_REMOVE, "d2");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_NOENT);
+	rep_tag(&rp, "");
+	assert_int_equal(rp.nres, 5);
+	assert_int_not_equal(stat(path, &st), 0);
+
+	/* bad names */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_name(&rq, OP_LOOKUP, "a/b");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADCHAR);
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_name(&rq, OP_LOOKUP, "..");
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADNAME);
+
+	/* CREATE of a regular file is OPEN's: BADTYPE */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_op(&rq, OP_CREATE);
+	assert_true(xdr_enc_u32(&rq.x, NF4REG));
+	assert_true(xdr_enc_opaque(&rq.x, "f", 1));
+	assert_true(xdr_enc_u32(&rq.x, 0));
+	assert_true(xdr_enc_u32(&rq.x, 0));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADTYPE);
+}
+
+static void test_io_ops(void **state)
+{
+	struct nfs_fh4 efh, tmpfh, ffh;
+	char path[128], data[100];
+	uint32_t v, eof, len;
+	struct fattr4 f;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/file", export_dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("0123456789", fp);
+	fclose(fp);
+	get_export_fh(&efh, &tmpfh);
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_name(&rq, OP_LOOKUP, "file");
+	req_op(&rq, OP_GETFH);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_LOOKUP), NFS4_OK);
+	rep_fh(&rp, &ffh);
+
+	/* WRITE FILE_SYNC with the anonymous stateid, READ back (tail) */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &ffh);
+	req_op(&rq, OP_WRITE);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 8));
+	assert_true(xdr_enc_u32(&rq.x, 2));
+	assert_true(xdr_enc_opaque(&rq.x, "abcd", 4));
+	req_op(&rq, OP_READ);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 6));
+	assert_true(xdr_enc_u32(&rq.x, 100));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_WRITE), NFS4_OK);
+	assert_true(xdr_dec_u32(&rp.x, &v) && v == 4);
+	assert_true(xdr_dec_u32(&rp.x, &v) && v == 2);
+	assert_true(xdr_dec_opaque_fixed(&rp.x, data, 8));
+	assert_int_equal(rep_op(&rp, OP_READ), NFS4_OK);
+	assert_true(xdr_dec_u32(&rp.x, &eof) && eof == 1);
+	assert_true(xdr_dec_u32(&rp.x, &len) && len == 6);
+	assert_int_equal(rp.tail_len, 0); /* small: copied inline */
+	assert_true(xdr_dec_opaque_fixed(&rp.x, data, 6));
+	assert_memory_equal(data, "67abcd", 6);
+
+	/* READ not last: data inline; then GETATTR size */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &ffh);
+	req_op(&rq, OP_READ);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 0));
+	assert_true(xdr_enc_u32(&rq.x, 3));
+	req_getattr(&rq, 1u << FATTR4_SIZE, 0);
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	assert_int_equal(rp.tail_len, 0);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_READ), NFS4_OK);
+	assert_true(xdr_dec_u32(&rp.x, &eof) && eof == 0);
+	assert_true(xdr_dec_u32(&rp.x, &len) && len == 3);
+	assert_true(xdr_dec_opaque_fixed(&rp.x, data, 3));
+	assert_memory_equal(data, "012", 3);
+	rep_getattr(&rp, &f);
+	assert_int_equal(f.attr_vals.len, 8);
+	assert_int_equal(f.attr_vals.data[7], 12);
+
+	/* a big READ as the last op: the data is the reply's tail */
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (v = 0; v < 20000; v++)
+		fputc('a' + (int)(v % 26), fp);
+	fclose(fp);
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &ffh);
+	req_op(&rq, OP_READ);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 1));
+	assert_true(xdr_enc_u32(&rq.x, 30000));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4_OK);
+	assert_int_equal(rp.tail_len, 19999);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_READ), NFS4_OK);
+	assert_true(xdr_dec_u32(&rp.x, &eof) && eof == 1);
+	assert_true(xdr_dec_u32(&rp.x, &len) && len == 19999);
+	assert_true(xdr_dec_opaque_fixed(&rp.x, data, 4));
+	assert_memory_equal(data, "bcde", 4);
+
+	/* the transport may place a WRITE's data block-aligned */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &ffh);
+	req_op(&rq, OP_WRITE);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 100));
+	assert_true(xdr_enc_u32(&rq.x, 0));
+	assert_true(xdr_enc_u32(&rq.x, 8192));
+	len = (uint32_t)rq.x.pos; /* first data byte */
+	assert_int_equal(rpc_record_align(rq.b, rq.x.pos), len + 4096 - 100);
+	/* at an aligned offset, the first data byte itself */
+	rq.x.pos -= 16;
+	assert_true(xdr_enc_u64(&rq.x, 8192));
+	rq.x.pos += 8;
+	assert_int_equal(rpc_record_align(rq.b, rq.x.pos), len);
+
+	/* READ on a directory */
+	req_begin(&rq, 0, "");
+	req_putfh(&rq, &efh);
+	req_op(&rq, OP_READ);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 0));
+	assert_true(xdr_enc_u32(&rq.x, 3));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_ISDIR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_every_op_every_errno),
+		cmocka_unit_test(test_status_readdir_list),
+		cmocka_unit_test(test_status_specific),
+		cmocka_unit_test(test_sattr_decode),
+		cmocka_unit_test(test_bitmap_decode_limits),
+		cmocka_unit_test(test_name_check),
+	};
+	const struct CMUnitTest compounds[] = {
+		cmocka_unit_test(test_minor_version_mismatch),
+		cmocka_unit_test(test_illegal_ops),
+		cmocka_unit_test(test_session_rules),
+		cmocka_unit_test(test_badxdr_and_limits),
+		cmocka_unit_test(test_nofilehandle),
+		cmocka_unit_test(test_pseudo_fs),
+		cmocka_unit_test(test_pseudo_readdir),
+		cmocka_unit_test(test_namespace_ops),
+		cmocka_unit_test(test_io_ops),
+	};
+	int fails;
+
+	fails = cmocka_run_group_tests_name("nfs4", tests, NULL, NULL);
+	fails += cmocka_run_group_tests_name("nfs4-compound", compounds,
+					     setup_export, teardown_export);
+	return fails;
+}

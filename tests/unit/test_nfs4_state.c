@@ -1,0 +1,1269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the NFSv4 state module (src/nfs4/state/): byte-range lock
+ * arithmetic (merge, split, conflicts), stateid seqid rules, the share
+ * reservation matrix, the EXCHANGE_ID case table of RFC 8881 §18.35.4,
+ * SEQUENCE slot replay/misordering, CREATE_SESSION replay, 4.0 client
+ * confirmation and lease expiry with a fake clock, 4.0 OPEN / seqid replay
+ * / OPEN_CONFIRM / CLOSE / LOCK over a real vfs export, and grace-period
+ * reclaim across a simulated restart (re-init with the same state dir).
+ *
+ * Operations are driven through their descriptors: arguments encoded as
+ * on the wire, decoded, handled, and the result encoded and parsed back.
+ * The vfs part needs root (exits 77 otherwise).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfs4/compound.h"
+#include "nfs4/nfs4_xdr.h"
+#include "nfs4/state/ops.h"
+#include "nfs4/state/state.h"
+#include "nfs4/state/state_int.h"
+#include "rpc/rpc.h"
+#include "vfs/vfs.h"
+
+extern const struct nfs4_op nfs4_op_desc_exchange_id;
+extern const struct nfs4_op nfs4_op_desc_create_session;
+extern const struct nfs4_op nfs4_op_desc_sequence;
+extern const struct nfs4_op nfs4_op_desc_reclaim_complete;
+extern const struct nfs4_op nfs4_op_desc_destroy_clientid;
+extern const struct nfs4_op nfs4_op_desc_destroy_session;
+extern const struct nfs4_op nfs4_op_desc_setclientid;
+extern const struct nfs4_op nfs4_op_desc_setclientid_confirm;
+extern const struct nfs4_op nfs4_op_desc_renew;
+extern const struct nfs4_op nfs4_op_desc_open;
+extern const struct nfs4_op nfs4_op_desc_open_confirm;
+extern const struct nfs4_op nfs4_op_desc_close;
+extern const struct nfs4_op nfs4_op_desc_lock;
+extern const struct nfs4_op nfs4_op_desc_lockt;
+extern const struct nfs4_op nfs4_op_desc_locku;
+extern const struct nfs4_op nfs4_op_desc_test_stateid;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static uint64_t fake_now = 1000000;
+
+static uint64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+struct tcall {
+	struct rpc_call call;
+	uint8_t arena[16384];
+	int conn;                  /* its address is the "connection" */
+};
+
+static void tcall_init(struct tcall *t, uint32_t uid)
+{
+	memset(t, 0, sizeof(*t));
+	rpc_call_init(&t->call, t->arena, sizeof(t->arena));
+	t->call.cred.flavor = AUTH_SYS;
+	t->call.cred.uid = uid;
+	t->call.cred.gid = uid;
+	t->call.conn = (struct conn *)&t->conn;
+	/* args.len stands for the request size SEQUENCE checks */
+	t->call.args.len = 200;
+}
+
+static void comp_init(struct nfs4_compound *c, struct tcall *t,
+		      uint32_t minor, uint32_t numops)
+{
+	memset(c, 0, sizeof(*c));
+	c->call = &t->call;
+	c->minorversion = minor;
+	c->numops = numops;
+}
+
+/* The result of one op: status and the encoded body after the status. */
+struct opres {
+	uint32_t status;
+	uint8_t body[4096];
+	size_t len;
+	bool replayed;
+};
+
+/*
+ * Run @op on @args (XDR bytes) as the COMPOUND loop does: decode,
+ * handle, encode (on OK or encode_err), the cache hook, release; a 4.0
+ * seqid replay copies the cached result instead.
+ */
+static void run_op(struct nfs4_compound *c, const struct nfs4_op *op,
+		   const uint8_t *args, size_t alen, struct opres *out)
+{
+	void *a = calloc(1, op->args_size + 1);
+	void *r = calloc(1, op->res_size + 1);
+	uint8_t enc[4100];
+	struct xdr_buf x;
+
+	assert_non_null(a);
+	assert_non_null(r);
+	memset(out, 0, sizeof(*out));
+	xdr_init(&x, (void *)args, alen);
+	assert_true(op->decode(&x, a));
+	assert_int_equal(xdr_remaining(&x), 0);
+	out->status = op->handle(c, a, r);
+	if (c->op_replay) {
+		assert_true(c->op_replay_len >= 4);
+		out->replayed = true;
+		out->len = c->op_replay_len - 4;
+		memcpy(out->body, c->op_replay + 4, out->len);
+		c->op_replay = NULL;
+		c->op_replay_len = 0;
+		goto out;
+	}
+	xdr_init(&x, enc, sizeof(enc));
+	assert_true(xdr_enc_u32(&x, out->status));
+	if (op->encode && (out->status == NFS4_OK || op->encode_err))
+		assert_true(op->encode(&x, out->status, r));
+	if (op->cache)
+		op->cache(c, r, enc, x.pos);
+	out->len = x.pos - 4;
+	memcpy(out->body, enc + 4, out->len);
+out:
+	if (op->release)
+		op->release(c, r);
+	free(a);
+	free(r);
+}
+
+/* A small XDR writer for arguments. */
+struct wbuf {
+	uint8_t b[2048];
+	struct xdr_buf x;
+};
+
+static struct xdr_buf *wb_init(struct wbuf *w)
+{
+	xdr_init(&w->x, w->b, sizeof(w->b));
+	return &w->x;
+}
+
+static void wb_verf(struct xdr_buf *x, uint8_t v)
+{
+	uint8_t d[8];
+
+	memset(d, v, sizeof(d));
+	assert_true(xdr_enc_opaque_fixed(x, d, 8));
+}
+
+static void wb_str(struct xdr_buf *x, const char *s)
+{
+	assert_true(xdr_enc_opaque(x, s, (uint32_t)strlen(s)));
+}
+
+static void wb_stateid(struct xdr_buf *x, const struct stateid4 *s)
+{
+	assert_true(xdr_enc_u32(x, s->seqid));
+	assert_true(xdr_enc_opaque_fixed(x, s->other, NFS4_OTHER_SIZE));
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const uint8_t *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+static void rd_stateid(const uint8_t *p, struct stateid4 *s)
+{
+	s->seqid = be32(p);
+	memcpy(s->other, p + 4, NFS4_OTHER_SIZE);
+}
+
+static void state_reset(const char *dir, uint32_t grace)
+{
+	nfs4_state_shutdown();
+	assert_int_equal(nfs4_state_init(dir, 90, grace), 0);
+}
+
+/* EXCHANGE_ID(owner, verifier byte, flags) as @uid. */
+static void exchange_id(const char *owner, uint8_t verf, uint32_t flags,
+			uint32_t uid, struct opres *res)
+{
+	struct nfs4_compound c;
+	struct tcall t;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	tcall_init(&t, uid);
+	comp_init(&c, &t, 1, 1);
+	wb_verf(x, verf);
+	wb_str(x, owner);
+	xdr_enc_u32(x, flags);
+	xdr_enc_u32(x, SP4_NONE);
+	xdr_enc_u32(x, 0); /* no impl id */
+	run_op(&c, &nfs4_op_desc_exchange_id, w.b, x->pos, res);
+	nfs4_compound_end(&c);
+	rpc_call_finish(&t.call);
+}
+
+static void enc_chan(struct xdr_buf *x, uint32_t maxreq, uint32_t slots)
+{
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, maxreq);
+	xdr_enc_u32(x, maxreq);
+	xdr_enc_u32(x, 8192);
+	xdr_enc_u32(x, 16);
+	xdr_enc_u32(x, slots);
+	xdr_enc_u32(x, 0);
+}
+
+static void create_session(clientid4 id, uint32_t seq, uint32_t uid,
+			   struct tcall *t, struct opres *res)
+{
+	struct nfs4_compound c;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	comp_init(&c, t, 1, 1);
+	(void)uid;
+	xdr_enc_u64(x, id);
+	xdr_enc_u32(x, seq);
+	xdr_enc_u32(x, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+	enc_chan(x, 4 * 1024 * 1024, 200);   /* more than nasd offers */
+	enc_chan(x, 4096, 4);
+	xdr_enc_u32(x, 0x40000000);
+	xdr_enc_u32(x, 1);
+	xdr_enc_u32(x, AUTH_NONE);
+	run_op(&c, &nfs4_op_desc_create_session, w.b, x->pos, res);
+	nfs4_compound_end(&c);
+}
+
+/* A confirmed 4.1 client with one session; its id into *@id. */
+static void client41(const char *owner, uint32_t uid, clientid4 *id,
+		     uint8_t sessionid[16])
+{
+	struct opres r;
+	struct tcall t;
+
+	exchange_id(owner, 1, 0, uid, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	*id = be64(r.body);
+	tcall_init(&t, uid);
+	create_session(*id, be32(r.body + 8), uid, &t, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	memcpy(sessionid, r.body, 16);
+	rpc_call_finish(&t.call);
+}
+
+static void sequence(struct nfs4_compound *c, const uint8_t sid[16],
+		     uint32_t seq, uint32_t slot, bool cachethis,
+		     struct opres *res)
+{
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	assert_true(xdr_enc_opaque_fixed(x, sid, 16));
+	xdr_enc_u32(x, seq);
+	xdr_enc_u32(x, slot);
+	xdr_enc_u32(x, slot);
+	xdr_enc_bool(x, cachethis);
+	run_op(c, &nfs4_op_desc_sequence, w.b, x->pos, res);
+}
+
+/* ---- lock range arithmetic -------------------------------------------- */
+
+static int A = 1, B = 2;
+
+static int count_ranges(struct nfs4_list *l)
+{
+	struct nfs4_list *n;
+	int k = 0;
+
+	for (n = l->next; n != l; n = n->next)
+		k++;
+	return k;
+}
+
+static const struct nfs4_lock_range *range_at(struct nfs4_list *l, int i)
+{
+	struct nfs4_list *n = l->next;
+
+	while (i--)
+		n = n->next;
+	return nfs4_container_of(n, struct nfs4_lock_range, link);
+}
+
+static void expect_range(struct nfs4_list *l, int i, const void *h,
+			 uint64_t s, uint64_t e, uint32_t type)
+{
+	const struct nfs4_lock_range *r = range_at(l, i);
+
+	assert_ptr_equal(r->holder, h);
+	assert_true(r->start == s);
+	assert_true(r->end == e);
+	assert_int_equal(r->type, type);
+}
+
+/* Set/clear returning the change in ranges, or -errno. */
+static int lset(struct nfs4_list *l, const void *h, uint64_t s, uint64_t e,
+		uint32_t type, uint32_t limit)
+{
+	int change = 0, ret = nfs4_lock_set(l, h, s, e, type, limit, &change);
+
+	return ret < 0 ? ret : change;
+}
+
+static int lclear(struct nfs4_list *l, const void *h, uint64_t s,
+		  uint64_t e, uint32_t limit)
+{
+	int change = 0, ret = nfs4_lock_clear(l, h, s, e, limit, &change);
+
+	return ret < 0 ? ret : change;
+}
+
+static void test_lock_range_end(void **state)
+{
+	uint64_t end;
+
+	(void)state;
+	assert_int_equal(nfs4_lock_range_end(0, 0, &end), -EINVAL);
+	assert_int_equal(nfs4_lock_range_end(10, 5, &end), 0);
+	assert_true(end == 14);
+	assert_int_equal(nfs4_lock_range_end(7, UINT64_MAX, &end), 0);
+	assert_true(end == UINT64_MAX);
+	/* offset + length must not pass 2^64 - 1 (RFC 7530 §16.10.4): the
+	 * last byte is only reachable with the all-ones length */
+	assert_int_equal(nfs4_lock_range_end(2, UINT64_MAX - 1, &end),
+			 -EINVAL);
+	assert_int_equal(nfs4_lock_range_end(1, UINT64_MAX - 1, &end), 0);
+	assert_true(end == UINT64_MAX - 1);
+	assert_int_equal(nfs4_lock_range_end(UINT64_MAX, 1, &end), -EINVAL);
+	assert_int_equal(nfs4_lock_range_end(UINT64_MAX - 1, 1, &end), 0);
+	assert_true(end == UINT64_MAX - 1);
+	assert_true(nfs4_lock_len(5, UINT64_MAX) == UINT64_MAX);
+	assert_true(nfs4_lock_len(5, 9) == 5);
+}
+
+static void test_lock_merge_split(void **state)
+{
+	struct nfs4_list l;
+
+	(void)state;
+	nfs4_list_init(&l);
+	assert_int_equal(lset(&l, &A, 0, 9, READ_LT, 100), 1);
+	/* adjacent, same type: merges */
+	assert_int_equal(lset(&l, &A, 10, 19, READ_LT, 100), 0);
+	assert_int_equal(count_ranges(&l), 1);
+	expect_range(&l, 0, &A, 0, 19, READ_LT);
+	/* upgrade the middle: splits in three */
+	assert_int_equal(lset(&l, &A, 5, 14, WRITE_LT, 100), 2);
+	assert_int_equal(count_ranges(&l), 3);
+	expect_range(&l, 0, &A, 0, 4, READ_LT);
+	expect_range(&l, 1, &A, 5, 14, WRITE_LT);
+	expect_range(&l, 2, &A, 15, 19, READ_LT);
+	/* unlock inside the write lock: splits it */
+	assert_int_equal(lclear(&l, &A, 7, 8, 100), 1);
+	assert_int_equal(count_ranges(&l), 4);
+	expect_range(&l, 1, &A, 5, 6, WRITE_LT);
+	expect_range(&l, 2, &A, 9, 14, WRITE_LT);
+	/* at the limit, a split that needs a new range is refused whole */
+	assert_int_equal(lclear(&l, &A, 10, 10, 0), -ENOSPC);
+	assert_int_equal(count_ranges(&l), 4);
+	/* downgrade everything to read: all merges back into one */
+	assert_int_equal(lset(&l, &A, 0, 19, READ_LT, 100), -3);
+	assert_int_equal(count_ranges(&l), 1);
+	expect_range(&l, 0, &A, 0, 19, READ_LT);
+	/* to EOF, then unlock a tail and a head */
+	assert_int_equal(lset(&l, &A, 20, UINT64_MAX, READ_LT, 100),
+			 0);
+	expect_range(&l, 0, &A, 0, UINT64_MAX, READ_LT);
+	assert_int_equal(lclear(&l, &A, 100, UINT64_MAX, 100), 0);
+	expect_range(&l, 0, &A, 0, 99, READ_LT);
+	assert_int_equal(lclear(&l, &A, 0, 49, 100), 0);
+	expect_range(&l, 0, &A, 50, 99, READ_LT);
+	/* unlock of nothing is fine */
+	assert_int_equal(lclear(&l, &B, 0, UINT64_MAX, 100), 0);
+	/* another holder's ranges interleave, sorted by start */
+	assert_int_equal(lset(&l, &B, 10, 60, READ_LT, 100), 1);
+	expect_range(&l, 0, &B, 10, 60, READ_LT);
+	expect_range(&l, 1, &A, 50, 99, READ_LT);
+	assert_int_equal(nfs4_lock_clear_all(&l, &A), 1);
+	assert_int_equal(nfs4_lock_clear_all(&l, &B), 1);
+	assert_true(nfs4_list_empty(&l));
+}
+
+static void test_lock_conflicts(void **state)
+{
+	static const struct {
+		uint32_t held, want;
+		bool conflict;
+	} m[] = {
+		{READ_LT, READ_LT, false},   {READ_LT, WRITE_LT, true},
+		{WRITE_LT, READ_LT, true},   {WRITE_LT, WRITE_LT, true},
+		{READ_LT, READW_LT, false},  {READ_LT, WRITEW_LT, true},
+		{WRITE_LT, READW_LT, true},
+	};
+	struct nfs4_list l;
+	const struct nfs4_lock_range *r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		nfs4_list_init(&l);
+		assert_int_equal(lset(&l, &A, 100, 199, m[i].held,
+					       100),
+				 1);
+		/* other owner, overlapping */
+		r = nfs4_lock_conflict(&l, &B, 150, 250, m[i].want);
+		assert_true((r != NULL) == m[i].conflict);
+		if (r)
+			assert_true(r->start == 100 && r->end == 199);
+		/* other owner, disjoint: never */
+		assert_null(nfs4_lock_conflict(&l, &B, 200, 300, m[i].want));
+		assert_null(nfs4_lock_conflict(&l, &B, 0, 99, m[i].want));
+		/* same owner: never */
+		assert_null(nfs4_lock_conflict(&l, &A, 0, 300, m[i].want));
+		/* unknown owner (LOCKT): as any other */
+		r = nfs4_lock_conflict(&l, NULL, 199, 199, m[i].want);
+		assert_true((r != NULL) == m[i].conflict);
+		nfs4_lock_clear_all(&l, &A);
+	}
+}
+
+/* ---- stateids ---------------------------------------------------------- */
+
+static void test_stateid_seqid(void **state)
+{
+	struct nfs4_stid s = {.seqid = 5};
+	struct stateid4 sid;
+
+	(void)state;
+	sid.seqid = 5;
+	assert_int_equal(nfs4_stid_check_seqid(&s, &sid, 0), NFS4_OK);
+	sid.seqid = 4;
+	assert_int_equal(nfs4_stid_check_seqid(&s, &sid, 0),
+			 NFS4ERR_OLD_STATEID);
+	sid.seqid = 6;
+	assert_int_equal(nfs4_stid_check_seqid(&s, &sid, 1),
+			 NFS4ERR_BAD_STATEID);
+	sid.seqid = 0;
+	assert_int_equal(nfs4_stid_check_seqid(&s, &sid, 1), NFS4_OK);
+	assert_int_equal(nfs4_stid_check_seqid(&s, &sid, 0),
+			 NFS4ERR_OLD_STATEID);
+	/* across the wrap: 0xffffffff is older than 1 */
+	s.seqid = 1;
+	sid.seqid = 0xffffffff;
+	assert_int_equal(nfs4_stid_check_seqid(&s, &sid, 0),
+			 NFS4ERR_OLD_STATEID);
+	s.seqid = 0xffffffff;
+	nfs4_stid_bump(&s);
+	assert_int_equal(s.seqid, 1);
+
+	memset(&sid, 0, sizeof(sid));
+	assert_true(nfs4_stateid_is_anon(&sid));
+	assert_true(nfs4_stateid_is_special(&sid));
+	sid.seqid = 1;
+	assert_true(nfs4_stateid_is_current(&sid));
+	assert_false(nfs4_stateid_is_anon(&sid));
+	memset(&sid, 0xff, sizeof(sid));
+	assert_true(nfs4_stateid_is_bypass(&sid));
+}
+
+/* Lookup: stale boot id, unknown, tombstoned (expired), wrong client. */
+static void test_stateid_lookup(void **state)
+{
+	struct nfs4_compound c;
+	struct nfs4_stid *s, *found;
+	struct nfs4_client fake = {.minor = 0};
+	struct stateid4 sid;
+	struct tcall t;
+
+	(void)state;
+	state_reset(NULL, 0);
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 0, 1);
+	s = calloc(1, sizeof(*s));
+	pthread_mutex_lock(&nfs4_st.mu);
+	nfs4_stid_init(s, NFS4_STID_OPEN, &fake, NULL);
+	nfs4_stid_hash(s);
+	nfs4_stid_to_wire(s, &sid);
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
+					  true, &found),
+			 NFS4_OK);
+	assert_ptr_equal(found, s);
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_LOCK,
+					  true, &found),
+			 NFS4ERR_BAD_STATEID);
+	sid.other[0] ^= 0x55; /* another boot id */
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
+					  true, &found),
+			 NFS4ERR_STALE_STATEID);
+	c.minorversion = 1;
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
+					  true, &found),
+			 NFS4ERR_BAD_STATEID);
+	sid.other[0] ^= 0x55;
+	/* 4.1: a stateid of another client is BAD_STATEID */
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
+					  true, &found),
+			 NFS4ERR_BAD_STATEID);
+	/* 4.1 current stateid */
+	c.client = &fake;
+	c.cur.stateid = sid;
+	c.cur.stateid_set = true;
+	{
+		struct stateid4 cur = {.seqid = 1};
+
+		assert_int_equal(nfs4_stid_lookup(&c, &cur,
+						  1u << NFS4_STID_OPEN, true,
+						  &found),
+				 NFS4_OK);
+		c.cur.stateid_set = false;
+		assert_int_equal(nfs4_stid_lookup(&c, &cur,
+						  1u << NFS4_STID_OPEN, true,
+						  &found),
+				 NFS4ERR_BAD_STATEID);
+	}
+	c.client = NULL;
+	c.minorversion = 0;
+	fake.expiring = true;
+	nfs4_stid_unhash(s);
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
+					  true, &found),
+			 NFS4ERR_EXPIRED);
+	sid.other[11] ^= 1;
+	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
+					  true, &found),
+			 NFS4ERR_BAD_STATEID);
+	pthread_mutex_unlock(&nfs4_st.mu);
+	free(s);
+	rpc_call_finish(&t.call);
+}
+
+/* ---- share reservations ------------------------------------------------ */
+
+static void test_share_matrix(void **state)
+{
+	struct nfs4_file f;
+	struct nfs4_open held, self;
+	uint32_t ha, hd, wa, wd;
+
+	(void)state;
+	for (ha = 1; ha <= 3; ha++) {
+		for (hd = 0; hd <= 3; hd++) {
+			for (wa = 1; wa <= 3; wa++) {
+				for (wd = 0; wd <= 3; wd++) {
+					bool expect = (hd & wa) || (ha & wd);
+
+					memset(&f, 0, sizeof(f));
+					memset(&held, 0, sizeof(held));
+					memset(&self, 0, sizeof(self));
+					nfs4_list_init(&f.opens);
+					nfs4_list_add_tail(&f.opens,
+							   &held.file_link);
+					nfs4_open_add_mode(&held, ha, hd);
+					assert_true(nfs4_share_conflict(
+							    &f, NULL, wa, wd) ==
+						    expect);
+					/* an upgrade of the same open never
+					 * conflicts with itself */
+					assert_false(nfs4_share_conflict(
+						&f, &held, wa, wd));
+					nfs4_list_add_tail(&f.opens,
+							   &self.file_link);
+					assert_true(nfs4_share_conflict(
+							    &f, &self, wa,
+							    wd) == expect);
+				}
+			}
+		}
+	}
+}
+
+/* ---- EXCHANGE_ID, CREATE_SESSION, SEQUENCE ----------------------------- */
+
+static void test_exchange_id_cases(void **state)
+{
+	uint8_t sid[16];
+	clientid4 id, id4, id5;
+	struct opres r;
+	struct tcall t;
+
+	(void)state;
+	state_reset(NULL, 0);
+	/* case 1: new owner → unconfirmed record */
+	exchange_id("owner-a", 1, 0, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	id = be64(r.body);
+	assert_int_equal(be32(r.body + 8), 1); /* eir_sequenceid */
+	assert_int_equal(be32(r.body + 12) & EXCHGID4_FLAG_CONFIRMED_R, 0);
+	assert_true(be32(r.body + 12) & EXCHGID4_FLAG_USE_NON_PNFS);
+	/* confirm with CREATE_SESSION */
+	tcall_init(&t, 0);
+	create_session(id, 1, 0, &t, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	memcpy(sid, r.body, 16);
+	/* channels negotiated down (fore: maxrequestsize, maxrequests) */
+	assert_int_equal(be32(r.body + 24 + 4), NFS4_CA_MAXREQUEST);
+	assert_int_equal(be32(r.body + 24 + 20), NFS4_CA_MAXREQUESTS);
+	assert_true(be32(r.body + 20) & CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+	/* CREATE_SESSION replay: same session; next-but-one: misordered */
+	create_session(id, 1, 0, &t, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_memory_equal(r.body, sid, 16);
+	create_session(id, 3, 0, &t, &r);
+	assert_int_equal(r.status, NFS4ERR_SEQ_MISORDERED);
+	create_session(0x1234, 1, 0, &t, &r);
+	assert_int_equal(r.status, NFS4ERR_STALE_CLIENTID);
+	rpc_call_finish(&t.call);
+
+	/* case 2: same verifier and principal → same id, CONFIRMED_R */
+	exchange_id("owner-a", 1, 0, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_true(be64(r.body) == id);
+	assert_true(be32(r.body + 12) & EXCHGID4_FLAG_CONFIRMED_R);
+	assert_int_equal(be32(r.body + 8), 2);
+	/* case 3: other principal while the record is in use */
+	exchange_id("owner-a", 1, 0, 1000, &r);
+	assert_int_equal(r.status, NFS4ERR_CLID_INUSE);
+	/* case 6: update of the confirmed record */
+	exchange_id("owner-a", 1, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_true(be64(r.body) == id);
+	assert_true(be32(r.body + 12) & EXCHGID4_FLAG_CONFIRMED_R);
+	/* case 8: update with another verifier */
+	exchange_id("owner-a", 2, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, 0, &r);
+	assert_int_equal(r.status, NFS4ERR_NOT_SAME);
+	/* case 9: update by another principal */
+	exchange_id("owner-a", 1, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, 7, &r);
+	assert_int_equal(r.status, NFS4ERR_PERM);
+	/* case 7: update of nothing */
+	exchange_id("owner-b", 1, EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, 0, &r);
+	assert_int_equal(r.status, NFS4ERR_NOENT);
+	/* case 4: client restart (new verifier) → new unconfirmed id */
+	exchange_id("owner-a", 2, 0, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	id4 = be64(r.body);
+	assert_true(id4 != id);
+	assert_int_equal(be32(r.body + 12) & EXCHGID4_FLAG_CONFIRMED_R, 0);
+	/* the old record still works until the new one is confirmed */
+	pthread_mutex_lock(&nfs4_st.mu);
+	assert_non_null(nfs4_client_find(id));
+	pthread_mutex_unlock(&nfs4_st.mu);
+	/* case 5: the unconfirmed record is replaced */
+	exchange_id("owner-a", 3, 0, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	id5 = be64(r.body);
+	assert_true(id5 != id4 && id5 != id);
+	pthread_mutex_lock(&nfs4_st.mu);
+	assert_null(nfs4_client_find(id4));
+	pthread_mutex_unlock(&nfs4_st.mu);
+	/* confirming the new one removes the old one and its session */
+	tcall_init(&t, 0);
+	create_session(id5, 1, 0, &t, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rpc_call_finish(&t.call);
+	pthread_mutex_lock(&nfs4_st.mu);
+	assert_null(nfs4_client_find(id));
+	assert_null(nfs4_session_find(sid));
+	pthread_mutex_unlock(&nfs4_st.mu);
+
+	/* bad flags, unsupported state protection */
+	exchange_id("owner-c", 1, EXCHGID4_FLAG_CONFIRMED_R, 0, &r);
+	assert_int_equal(r.status, NFS4ERR_INVAL);
+	{
+		struct nfs4_compound c;
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 1, 1);
+		wb_verf(x, 1);
+		wb_str(x, "owner-c");
+		xdr_enc_u32(x, 0);
+		xdr_enc_u32(x, SP4_MACH_CRED);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u32(x, 0);
+		run_op(&c, &nfs4_op_desc_exchange_id, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4ERR_NOTSUPP);
+		rpc_call_finish(&t.call);
+	}
+}
+
+static void test_sequence_slots(void **state)
+{
+	static const uint8_t reply[] = "a cached compound reply";
+	struct nfs4_compound c;
+	uint8_t sid[16];
+	clientid4 id;
+	struct opres r;
+	struct tcall t;
+
+	(void)state;
+	state_reset(NULL, 0);
+	client41("seq-owner", 0, &id, sid);
+
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 1, 0, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_non_null(c.session);
+	assert_non_null(c.slot);
+	assert_int_equal(be32(r.body + 28), NFS4_CA_MAXREQUESTS - 1);
+	/* a back channel was bound at CREATE_SESSION: path up */
+	assert_int_equal(be32(r.body + 32) & SEQ4_STATUS_CB_PATH_DOWN, 0);
+	/* a retry while the first is still running: DELAY */
+	{
+		struct nfs4_compound c2;
+		struct tcall t2;
+
+		tcall_init(&t2, 0);
+		comp_init(&c2, &t2, 1, 2);
+		sequence(&c2, sid, 1, 0, true, &r);
+		assert_int_equal(r.status, NFS4ERR_DELAY);
+		nfs4_compound_end(&c2);
+		rpc_call_finish(&t2.call);
+	}
+	nfs4_sequence_cache(&c, reply, sizeof(reply));
+	nfs4_compound_end(&c);
+	assert_null(c.session);
+	rpc_call_finish(&t.call);
+
+	/* the retry gets the cached reply, without re-execution */
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 1, 0, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_non_null(c.replay);
+	assert_int_equal(c.replay_len, sizeof(reply));
+	assert_memory_equal(c.replay, reply, sizeof(reply));
+	assert_null(c.slot);
+	nfs4_compound_end(&c);
+	/* skipping a seqid, going back: misordered */
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 3, 0, false, &r);
+	assert_int_equal(r.status, NFS4ERR_SEQ_MISORDERED);
+	sequence(&c, sid, 0, 0, false, &r);
+	assert_int_equal(r.status, NFS4ERR_SEQ_MISORDERED);
+	/* slot beyond the table */
+	sequence(&c, sid, 1, NFS4_CA_MAXREQUESTS, false, &r);
+	assert_int_equal(r.status, NFS4ERR_BADSLOT);
+	/* too many ops for the session (ca_maxoperations 16) */
+	comp_init(&c, &t, 1, 17);
+	sequence(&c, sid, 2, 0, false, &r);
+	assert_int_equal(r.status, NFS4ERR_TOO_MANY_OPS);
+	/* unknown session */
+	{
+		uint8_t bad[16] = {0};
+
+		comp_init(&c, &t, 1, 1);
+		sequence(&c, bad, 1, 0, false, &r);
+		assert_int_equal(r.status, NFS4ERR_BADSESSION);
+	}
+	/* a large reply not asked to be cached: RETRY_UNCACHED_REP */
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 2, 0, false, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	{
+		uint8_t *big = calloc(1, NFS4_SLOT_CACHE_ALWAYS + 1);
+
+		nfs4_sequence_cache(&c, big, NFS4_SLOT_CACHE_ALWAYS + 1);
+		free(big);
+	}
+	nfs4_compound_end(&c);
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 2, 0, false, &r);
+	assert_int_equal(r.status, NFS4ERR_RETRY_UNCACHED_REP);
+	/* another slot is independent */
+	sequence(&c, sid, 1, 5, false, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	nfs4_compound_end(&c);
+	rpc_call_finish(&t.call);
+
+	/* DESTROY_CLIENTID while a session exists: busy */
+	{
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		tcall_init(&t, 0);
+		t.call.conn = (struct conn *)(uintptr_t)0x1234; /* new conn */
+		comp_init(&c, &t, 1, 1);
+		xdr_enc_u64(x, id);
+		run_op(&c, &nfs4_op_desc_destroy_clientid, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4ERR_CLIENTID_BUSY);
+		/* from another connection the session is not bound */
+		x = wb_init(&w);
+		xdr_enc_opaque_fixed(x, sid, 16);
+		run_op(&c, &nfs4_op_desc_destroy_session, w.b, x->pos, &r);
+		assert_int_equal(r.status,
+				 NFS4ERR_CONN_NOT_BOUND_TO_SESSION);
+		rpc_call_finish(&t.call);
+	}
+}
+
+/* ---- 4.0 clients and leases -------------------------------------------- */
+
+static clientid4 client40(const char *name, uint32_t uid, uint8_t verf)
+{
+	struct nfs4_compound c;
+	struct opres r;
+	struct tcall t;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+	clientid4 id;
+
+	tcall_init(&t, uid);
+	comp_init(&c, &t, 0, 1);
+	wb_verf(x, verf);
+	wb_str(x, name);
+	xdr_enc_u32(x, 0x40000000);
+	wb_str(x, "tcp");
+	wb_str(x, "10.9.9.9.3.1"); /* not loopback: never contacted */
+	xdr_enc_u32(x, 1);
+	run_op(&c, &nfs4_op_desc_setclientid, w.b, x->pos, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	id = be64(r.body);
+	x = wb_init(&w);
+	xdr_enc_u64(x, id);
+	assert_true(xdr_enc_opaque_fixed(x, r.body + 8, 8));
+	run_op(&c, &nfs4_op_desc_setclientid_confirm, w.b, x->pos, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rpc_call_finish(&t.call);
+	return id;
+}
+
+static uint32_t renew(clientid4 id)
+{
+	struct nfs4_compound c;
+	struct opres r;
+	struct tcall t;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 0, 1);
+	xdr_enc_u64(x, id);
+	run_op(&c, &nfs4_op_desc_renew, w.b, x->pos, &r);
+	rpc_call_finish(&t.call);
+	return r.status;
+}
+
+static void test_client40_and_lease(void **state)
+{
+	clientid4 id, id2;
+
+	(void)state;
+	nfs4_state_set_clock(fake_clock);
+	state_reset(NULL, 0);
+	id = client40("linux-client", 0, 1);
+	assert_int_equal(renew(id), NFS4_OK);
+	assert_int_equal(renew(id + 1000), NFS4ERR_STALE_CLIENTID);
+	/* same id and verifier, confirmed: a callback update keeps id */
+	id2 = client40("linux-client", 0, 1);
+	assert_true(id2 == id);
+	/* client reboot: new verifier, new clientid, old one gone */
+	id2 = client40("linux-client", 0, 2);
+	assert_true(id2 != id);
+	assert_int_equal(renew(id), NFS4ERR_STALE_CLIENTID);
+	/* the lease runs out */
+	fake_now += 60 * 1000;
+	nfs4_state_reap();
+	assert_int_equal(renew(id2), NFS4_OK);
+	fake_now += 91 * 1000;
+	nfs4_state_reap();
+	assert_int_equal(renew(id2), NFS4ERR_STALE_CLIENTID);
+	nfs4_state_set_clock(NULL);
+}
+
+/* ---- 4.0 OPEN / seqid replay / share deny / CLOSE / LOCK --------------- */
+
+static char vdir[256];
+static struct vfs_export *vex;
+static struct export_opts vopts = {.rw = true};
+
+static void fh_root(struct nfs4_compound *c)
+{
+	struct vfs_obj *root;
+
+	nfs4_fh_clear(&c->cur);
+	assert_int_equal(vfs_obj_root(vex, &root), 0);
+	c->cur.set = true;
+	c->cur.obj = root;
+	c->cur.opts = &vopts;
+}
+
+static void open40(struct nfs4_compound *c, clientid4 id, const char *owner,
+		   uint32_t seqid, uint32_t access, uint32_t deny,
+		   bool create, struct opres *r)
+{
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	fh_root(c);
+	xdr_enc_u32(x, seqid);
+	xdr_enc_u32(x, access);
+	xdr_enc_u32(x, deny);
+	xdr_enc_u64(x, id);
+	wb_str(x, owner);
+	xdr_enc_u32(x, create ? OPEN4_CREATE : OPEN4_NOCREATE);
+	if (create) {
+		xdr_enc_u32(x, UNCHECKED4);
+		xdr_enc_u32(x, 0); /* empty bitmap */
+		xdr_enc_u32(x, 0); /* no values */
+	}
+	xdr_enc_u32(x, CLAIM_NULL);
+	wb_str(x, "f");
+	run_op(c, &nfs4_op_desc_open, w.b, x->pos, r);
+}
+
+static void confirm40(struct nfs4_compound *c, const struct stateid4 *s,
+		      uint32_t seqid, struct opres *r)
+{
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	wb_stateid(x, s);
+	xdr_enc_u32(x, seqid);
+	run_op(c, &nfs4_op_desc_open_confirm, w.b, x->pos, r);
+}
+
+static void close40(struct nfs4_compound *c, const struct stateid4 *s,
+		    uint32_t seqid, struct opres *r)
+{
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	xdr_enc_u32(x, seqid);
+	wb_stateid(x, s);
+	run_op(c, &nfs4_op_desc_close, w.b, x->pos, r);
+}
+
+static void test_open40(void **state)
+{
+	struct nfs4_compound c, c2;
+	struct stateid4 s1, s2, ls;
+	struct tcall t, t2;
+	struct opres r, r2;
+	clientid4 id;
+
+	(void)state;
+	if (!vex)
+		skip();
+	nfs4_state_set_clock(fake_clock);
+	state_reset(NULL, 0);
+	id = client40("open-client", 0, 1);
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 0, 3);
+
+	/* a new owner: OPEN4_RESULT_CONFIRM, then OPEN_CONFIRM */
+	open40(&c, id, "oo1", 7, OPEN4_SHARE_ACCESS_BOTH,
+	       OPEN4_SHARE_DENY_WRITE, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s1);
+	assert_true(be32(r.body + 16 + 20) & OPEN4_RESULT_CONFIRM);
+	/* the stateid is unusable before the confirm */
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 1),
+			 NFS4ERR_BAD_STATEID);
+	confirm40(&c, &s1, 8, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s1);
+	assert_int_equal(s1.seqid, 2);
+	/* replay of OPEN_CONFIRM: the same bytes, no re-execution */
+	{
+		struct stateid4 old = s1;
+
+		old.seqid = 1;
+		confirm40(&c, &old, 8, &r2);
+		assert_true(r2.replayed);
+		assert_int_equal(r2.len, r.len);
+		assert_memory_equal(r2.body, r.body, r.len);
+	}
+	/* bad seqid */
+	confirm40(&c, &s1, 20, &r);
+	assert_int_equal(r.status, NFS4ERR_BAD_SEQID);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, true, 0, 1), NFS4_OK);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 1), NFS4_OK);
+	/* anonymous write is refused by the deny-write reservation */
+	{
+		struct stateid4 anon = {0};
+
+		assert_int_equal(nfs4_state_check_io(&c, &anon, true, 0, 1),
+				 NFS4ERR_LOCKED);
+		assert_int_equal(nfs4_state_check_io(&c, &anon, false, 0, 1),
+				 NFS4_OK);
+	}
+
+	/* another owner wanting write: SHARE_DENIED; read only: fine */
+	tcall_init(&t2, 0);
+	comp_init(&c2, &t2, 0, 3);
+	open40(&c2, id, "oo2", 1, OPEN4_SHARE_ACCESS_WRITE,
+	       OPEN4_SHARE_DENY_NONE, false, &r);
+	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
+	open40(&c2, id, "oo2", 1, OPEN4_SHARE_ACCESS_READ,
+	       OPEN4_SHARE_DENY_NONE, false, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s2);
+	confirm40(&c2, &s2, 2, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s2);
+	/* its stateid may not write */
+	assert_int_equal(nfs4_state_check_io(&c2, &s2, true, 0, 1),
+			 NFS4ERR_OPENMODE);
+
+	/* LOCK for a new lock owner from the first open (seqid 9) */
+	{
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		xdr_enc_u32(x, WRITE_LT);
+		xdr_enc_bool(x, false);
+		xdr_enc_u64(x, 0);
+		xdr_enc_u64(x, 100);
+		xdr_enc_bool(x, true);
+		xdr_enc_u32(x, 9);
+		wb_stateid(x, &s1);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u64(x, id);
+		wb_str(x, "lo1");
+		run_op(&c, &nfs4_op_desc_lock, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		rd_stateid(r.body, &ls);
+		assert_int_equal(ls.seqid, 1);
+	}
+	/* LOCKT by another owner sees the conflict with its owner */
+	{
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		xdr_enc_u32(x, READ_LT);
+		xdr_enc_u64(x, 50);
+		xdr_enc_u64(x, 1);
+		xdr_enc_u64(x, id);
+		wb_str(x, "lo2");
+		run_op(&c2, &nfs4_op_desc_lockt, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4ERR_DENIED);
+		assert_true(be64(r.body) == 0);
+		assert_true(be64(r.body + 8) == 100);
+		assert_int_equal(be32(r.body + 16), WRITE_LT);
+		assert_true(be64(r.body + 20) == id);
+		assert_int_equal(be32(r.body + 28), 3);
+		assert_memory_equal(r.body + 32, "lo1", 3);
+		/* beyond the lock: free */
+		x = wb_init(&w);
+		xdr_enc_u32(x, WRITE_LT);
+		xdr_enc_u64(x, 100);
+		xdr_enc_u64(x, UINT64_MAX);
+		xdr_enc_u64(x, id);
+		wb_str(x, "lo2");
+		run_op(&c2, &nfs4_op_desc_lockt, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4_OK);
+	}
+	/* CLOSE with the lock held: LOCKS_HELD (seqid 10 is consumed) */
+	close40(&c, &s1, 10, &r);
+	assert_int_equal(r.status, NFS4ERR_LOCKS_HELD);
+	/* LOCKU the whole range with the lock owner's seqid */
+	{
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		xdr_enc_u32(x, WRITE_LT);
+		xdr_enc_u32(x, 1);
+		wb_stateid(x, &ls);
+		xdr_enc_u64(x, 0);
+		xdr_enc_u64(x, UINT64_MAX);
+		run_op(&c, &nfs4_op_desc_locku, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		rd_stateid(r.body, &ls);
+		assert_int_equal(ls.seqid, 2);
+	}
+	/* now CLOSE works, and its retransmission is replayed */
+	close40(&c, &s1, 11, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	close40(&c, &s1, 11, &r2);
+	assert_true(r2.replayed);
+	assert_int_equal(r2.status, NFS4_OK);
+	assert_memory_equal(r2.body, r.body, r.len);
+	/* the closed stateid is no longer usable */
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 1),
+			 NFS4ERR_BAD_STATEID);
+	/* with the deny gone, the second owner may upgrade to write */
+	open40(&c2, id, "oo2", 3, OPEN4_SHARE_ACCESS_BOTH,
+	       OPEN4_SHARE_DENY_NONE, false, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s2);
+	assert_int_equal(s2.seqid, 3);
+	assert_int_equal(nfs4_state_check_io(&c2, &s2, true, 0, 1), NFS4_OK);
+
+	nfs4_fh_clear(&c.cur);
+	nfs4_fh_clear(&c2.cur);
+	rpc_call_finish(&t.call);
+	rpc_call_finish(&t2.call);
+	/* client expiry releases everything: EXPIRED for its stateids */
+	fake_now += 200 * 1000;
+	nfs4_state_reap();
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 0, 1);
+	fh_root(&c);
+	assert_int_equal(nfs4_state_check_io(&c, &s2, false, 0, 1),
+			 NFS4ERR_EXPIRED);
+	nfs4_fh_clear(&c.cur);
+	rpc_call_finish(&t.call);
+	nfs4_state_set_clock(NULL);
+}
+
+/* ---- grace and reclaim across a restart -------------------------------- */
+
+static void reclaim_complete(clientid4 id, const uint8_t sid[16],
+			     uint32_t seq, struct opres *r)
+{
+	struct nfs4_compound c;
+	struct opres sr;
+	struct tcall t;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	(void)id;
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, seq, 0, false, &sr);
+	assert_int_equal(sr.status, NFS4_OK);
+	xdr_enc_bool(x, false);
+	run_op(&c, &nfs4_op_desc_reclaim_complete, w.b, x->pos, r);
+	nfs4_compound_end(&c);
+	rpc_call_finish(&t.call);
+}
+
+static void test_grace_restart(void **state)
+{
+	char dir[] = "/tmp/nasd-n2-grace-XXXXXX";
+	struct nfs4_client *cl;
+	uint8_t sid[16], sid2[16];
+	clientid4 id, id2;
+	struct opres r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* first life: two clients confirmed (recorded) */
+	state_reset(dir, 60);
+	assert_false(nfs4_in_grace()); /* nothing to reclaim */
+	client41("known-1", 0, &id, sid);
+	client41("known-2", 0, &id2, sid2);
+	/* "restart" */
+	state_reset(dir, 60);
+	assert_true(nfs4_in_grace());
+	client41("known-1", 0, &id, sid);
+	client41("stranger", 0, &id2, sid2);
+	pthread_mutex_lock(&nfs4_st.mu);
+	cl = nfs4_client_find(id);
+	assert_non_null(cl);
+	assert_int_equal(nfs4_grace_check_reclaim(cl), NFS4_OK);
+	assert_int_equal(nfs4_grace_check_new(), NFS4ERR_GRACE);
+	assert_int_equal(nfs4_grace_check_reclaim(nfs4_client_find(id2)),
+			 NFS4ERR_RECLAIM_BAD);
+	pthread_mutex_unlock(&nfs4_st.mu);
+	reclaim_complete(id, sid, 1, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	reclaim_complete(id, sid, 2, &r);
+	assert_int_equal(r.status, NFS4ERR_COMPLETE_ALREADY);
+	pthread_mutex_lock(&nfs4_st.mu);
+	cl = nfs4_client_find(id);
+	/* done reclaiming: its reclaims are over; "known-2" keeps grace */
+	assert_int_equal(nfs4_grace_check_reclaim(cl), NFS4ERR_NO_GRACE);
+	pthread_mutex_unlock(&nfs4_st.mu);
+	assert_true(nfs4_in_grace());
+	/* known-2 comes back and completes: grace ends early */
+	client41("known-2", 0, &id2, sid2);
+	reclaim_complete(id2, sid2, 1, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_false(nfs4_in_grace());
+	pthread_mutex_lock(&nfs4_st.mu);
+	assert_int_equal(nfs4_grace_check_new(), NFS4_OK);
+	assert_int_equal(nfs4_grace_check_reclaim(nfs4_client_find(id2)),
+			 NFS4ERR_NO_GRACE);
+	pthread_mutex_unlock(&nfs4_st.mu);
+
+	/* third life: grace ends on its timer; the stranger was recorded
+	 * too, and one that never returns loses its record at the end */
+	nfs4_state_set_clock(fake_clock);
+	state_reset(dir, 60);
+	assert_true(nfs4_in_grace());
+	fake_now += 61 * 1000;
+	assert_false(nfs4_in_grace());
+	nfs4_state_reap(); /* flushes the record removals */
+	state_reset(dir, 60);
+	assert_false(nfs4_in_grace()); /* no records left */
+	nfs4_state_set_clock(NULL);
+
+	/* grace 0 disables it even with records */
+	client41("known-3", 0, &id, sid);
+	state_reset(dir, 0);
+	assert_false(nfs4_in_grace());
+	nfs4_state_shutdown();
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static int vfs_setup(void)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	uint8_t key[16] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
+
+	if (geteuid() != 0)
+		return -1;
+	snprintf(vdir, sizeof(vdir), "%s/nasd-n2-vfs-XXXXXX", base);
+	if (!mkdtemp(vdir))
+		return -1;
+	vfs_secret_set(key);
+	return vfs_export_open(vdir, 77, &vex);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lock_range_end),
+		cmocka_unit_test(test_lock_merge_split),
+		cmocka_unit_test(test_lock_conflicts),
+		cmocka_unit_test(test_stateid_seqid),
+		cmocka_unit_test(test_stateid_lookup),
+		cmocka_unit_test(test_share_matrix),
+		cmocka_unit_test(test_exchange_id_cases),
+		cmocka_unit_test(test_sequence_slots),
+		cmocka_unit_test(test_client40_and_lease),
+		cmocka_unit_test(test_open40),
+		cmocka_unit_test(test_grace_restart),
+	};
+	int ret;
+
+	if (vfs_setup() < 0) {
+		fprintf(stderr, "test_nfs4_state: no vfs export (needs root); "
+				"OPEN tests skipped\n");
+		vex = NULL;
+	}
+	assert_int_equal(nfs4_state_init(NULL, 90, 0), 0);
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	nfs4_state_shutdown();
+	if (vex) {
+		char cmd[300];
+
+		vfs_export_close(vex);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", vdir);
+		if (system(cmd) != 0)
+			ret = 1;
+	}
+	return ret;
+}
