@@ -1,0 +1,444 @@
+#!/bin/bash
+# nasd and NFS-Ganesha side by side, in one run (`make bench`).
+#
+# Starts both servers on loopback with a temporary export each (Ganesha:
+# FSAL VFS, NFSv3 only; nasd: rw,no_root_squash), runs the same nasd-bench
+# workloads against each, alternating which goes first, --reps times, and
+# prints the median of every figure with the ratio nasd / Ganesha. Then,
+# unless --quick, the memory-pressure scenario: each server inside a 512 MiB
+# memory cgroup while 4 jobs write and read 4 GiB (nasd io=buffered, nasd
+# io=direct, Ganesha). It stops everything it started.
+#
+# usage: bench/compare.sh [--build DIR] [--reps N] [--quick] [--memory |
+#                         --no-memory] [--no-find-max] [--results DIR]
+# Raw JSON of every run and the summary (summary.md) go to --results
+# (default BUILD/bench-results).
+set -u
+
+BUILD=build
+REPS=3
+QUICK=0
+MEMORY=auto
+FIND_MAX=1
+RESULTS=
+
+usage() {
+	sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-2}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) BUILD=${2:?--build needs a directory}; shift ;;
+	--reps) REPS=${2:?--reps needs a number}; shift ;;
+	--quick) QUICK=1 ;;
+	--memory) MEMORY=1 ;;
+	--no-memory) MEMORY=0 ;;
+	--no-find-max) FIND_MAX=0 ;;
+	--results) RESULTS=${2:?--results needs a directory}; shift ;;
+	-h|--help) usage 0 ;;
+	*) echo "compare.sh: unknown argument '$1'" >&2; usage 2 ;;
+	esac
+	shift
+done
+case $REPS in
+''|*[!0-9]*|0) echo "compare.sh: --reps must be a positive number" >&2; exit 2 ;;
+esac
+[ "$MEMORY" = auto ] && { [ $QUICK = 1 ] && MEMORY=0 || MEMORY=1; }
+[ $QUICK = 1 ] && FIND_MAX=0
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+NASD=$(cd "$BUILD" 2>/dev/null && pwd)/nasd
+BENCH=$(cd "$BUILD" 2>/dev/null && pwd)/nasd-bench
+for b in "$NASD" "$BENCH"; do
+	[ -x "$b" ] || { echo "compare.sh: $b missing: run 'make build' first" >&2; exit 2; }
+done
+RESULTS=${RESULTS:-$(cd "$BUILD" && pwd)/bench-results}
+command -v python3 >/dev/null || { echo "compare.sh: needs python3" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || echo "compare.sh: not root: Ganesha install and cgroups will likely fail" >&2
+
+if [ $QUICK = 1 ]; then
+	T=3; SIZE=256m; SWB_T=3
+else
+	T=10; SIZE=1g; SWB_T=10
+fi
+
+log() { echo "== $*" >&2; }
+
+# ---- everything started here is stopped by the trap ----
+W=$(mktemp -d /tmp/nasd-bench-cmp.XXXXXX) || exit 1
+chmod 755 "$W"
+NASD_PID=
+GAN_PID=
+RPCB_PID=
+CG=
+NASD_EXTRA=()
+
+stop_pid() {	# stop_pid PID: SIGTERM, then SIGKILL after 10 s
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+cleanup() {
+	stop_pid "$NASD_PID"; NASD_PID=
+	stop_pid "$GAN_PID"; GAN_PID=
+	stop_pid "$RPCB_PID"; RPCB_PID=
+	cg_remove
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- ports (13000-13999 belong to the bench) ----
+port_in_use() { [ -n "$(ss -Htan "sport = :$1" 2>/dev/null | head -n 1)" ]; }
+port_listening() { [ -n "$(ss -Htln "sport = :$1" 2>/dev/null | head -n 1)" ]; }
+free_port() {
+	local p=$1
+	while [ "$p" -lt 14000 ]; do
+		if ! port_in_use "$p" && ! echo " $USED_PORTS " | grep -q " $p "; then
+			USED_PORTS="$USED_PORTS $p"
+			echo "$p"
+			return 0
+		fi
+		p=$((p + 1))
+	done
+	echo "compare.sh: no free port in 13000-13999" >&2
+	exit 1
+}
+USED_PORTS=
+NASD_PORT=$(free_port 13200)
+USED_PORTS="$USED_PORTS $NASD_PORT"
+GAN_PORT=$(free_port 13249)
+USED_PORTS="$USED_PORTS $GAN_PORT"
+GAN_MNT=$(free_port $((GAN_PORT + 1)))
+USED_PORTS="$USED_PORTS $GAN_MNT"
+GAN_NLM=$(free_port $((GAN_MNT + 1)))
+USED_PORTS="$USED_PORTS $GAN_NLM"
+GAN_RQ=$(free_port $((GAN_NLM + 1)))
+
+wait_listen() {	# wait_listen PORT PID NAME LOG
+	local i
+	for i in $(seq 1 300); do
+		port_listening "$1" && return 0
+		if ! kill -0 "$2" 2>/dev/null; then
+			echo "compare.sh: $3 exited before listening on $1; its log:" >&2
+			tail -n 30 "$4" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "compare.sh: $3 does not listen on $1 after 30 s" >&2
+	return 1
+}
+
+# ---- NFS-Ganesha from Debian ----
+ganesha_install() {
+	local before after p
+	if command -v ganesha.nfsd >/dev/null &&
+		ls /usr/lib/*/ganesha/libfsalvfs.so >/dev/null 2>&1; then
+		return 0
+	fi
+	log "installing nfs-ganesha and nfs-ganesha-vfs"
+	before=$(pgrep -x ganesha.nfsd | tr '\n' ' ')
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq nfs-ganesha nfs-ganesha-vfs >"$W/apt.log" 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1 &&
+		  apt-get install -y -qq nfs-ganesha nfs-ganesha-vfs >"$W/apt.log" 2>&1; } ||
+		{ echo "compare.sh: cannot install NFS-Ganesha:" >&2; tail -n 20 "$W/apt.log" >&2; exit 1; }
+	# A package script must not leave a daemon holding ports: stop only a
+	# ganesha.nfsd that the installation itself started.
+	after=$(pgrep -x ganesha.nfsd | tr '\n' ' ')
+	for p in $after; do
+		echo " $before " | grep -q " $p " || { log "stopping ganesha.nfsd $p started by the install"; kill "$p"; }
+	done
+}
+
+ganesha_conf() {	# ganesha_conf EXPORT_DIR FILE
+	cat >"$2" <<-EOF
+	NFS_CORE_PARAM {
+		NFS_Port = $GAN_PORT;
+		MNT_Port = $GAN_MNT;
+		NLM_Port = $GAN_NLM;
+		Rquota_Port = $GAN_RQ;
+		Bind_addr = 127.0.0.1;
+		Protocols = 3;
+		Enable_NLM = false;
+		Enable_RQUOTA = false;
+		Enable_UDP = false;
+	}
+	NFSV4 {
+		Graceless = true;
+	}
+	EXPORT_DEFAULTS {
+		Access_Type = RW;
+		Squash = No_Root_Squash;
+	}
+	EXPORT {
+		Export_Id = 77;
+		Path = $1;
+		Pseudo = $1;
+		Protocols = 3;
+		Transports = TCP;
+		Access_Type = RW;
+		Squash = No_Root_Squash;
+		SecType = sys;
+		MaxRead = 1048576;
+		MaxWrite = 1048576;
+		PrefRead = 1048576;
+		PrefWrite = 1048576;
+		FSAL {
+			Name = VFS;
+		}
+	}
+	LOG {
+		Default_Log_Level = EVENT;
+	}
+	EOF
+}
+
+# Ganesha registers with rpcbind at start and exits if none answers: run one
+# only for the start when port 111 is free, and stop it once Ganesha listens
+# (NFS and MOUNT use the fixed ports in the URL, never the port mapper).
+ganesha_start() {	# ganesha_start EXPORT_DIR [CGROUP_PROCS_FILE]
+	local exp=$1 procs=${2:-} conf=$W/ganesha.conf
+	ganesha_conf "$exp" "$conf"
+	: >"$W/ganesha.log"
+	if ! port_in_use 111; then
+		rpcbind -f >"$W/rpcbind.log" 2>&1 &
+		RPCB_PID=$!
+		for _ in $(seq 1 50); do port_listening 111 && break; sleep 0.1; done
+	fi
+	if [ -n "$procs" ]; then
+		sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$procs" \
+			ganesha.nfsd -F -f "$conf" -L "$W/ganesha.log" -p "$W/ganesha.pid" \
+			>>"$W/ganesha.out" 2>&1 &
+	else
+		ganesha.nfsd -F -f "$conf" -L "$W/ganesha.log" -p "$W/ganesha.pid" \
+			>>"$W/ganesha.out" 2>&1 &
+	fi
+	GAN_PID=$!
+	wait_listen "$GAN_PORT" "$GAN_PID" ganesha.nfsd "$W/ganesha.log" || exit 1
+	wait_listen "$GAN_MNT" "$GAN_PID" ganesha.nfsd "$W/ganesha.log" || exit 1
+	stop_pid "$RPCB_PID"
+	RPCB_PID=
+}
+
+nasd_start() {	# nasd_start EXPORT_DIR EXTRA_OPTS [CGROUP_PROCS_FILE]
+	local exp=$1 opts=$2 procs=${3:-}
+	mkdir -p "$W/nasd-state"
+	local args=(--foreground --listen "127.0.0.1:$NASD_PORT" --mountd-port 0
+		--state-dir "$W/nasd-state" --export "$exp:rw,no_root_squash$opts"
+		--log-level warn ${NASD_EXTRA[@]+"${NASD_EXTRA[@]}"})
+	if [ -n "$procs" ]; then
+		sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$procs" "$NASD" "${args[@]}" \
+			>>"$W/nasd.log" 2>&1 &
+	else
+		"$NASD" "${args[@]}" >>"$W/nasd.log" 2>&1 &
+	fi
+	NASD_PID=$!
+	wait_listen "$NASD_PORT" "$NASD_PID" nasd "$W/nasd.log" || exit 1
+}
+
+url_of() {	# url_of nasd|ganesha EXPORT_DIR
+	if [ "$1" = nasd ]; then
+		echo "nfs://127.0.0.1$2?nfsport=$NASD_PORT&mountport=$NASD_PORT"
+	else
+		echo "nfs://127.0.0.1$2?nfsport=$GAN_PORT&mountport=$GAN_MNT"
+	fi
+}
+
+# bench SERVER OUTFILE ARGS...: one nasd-bench run with --json; a failed
+# run is reported and leaves no file (the summary marks it missing).
+bench() {
+	local srv=$1 out=$2 pid url
+	shift 2
+	if [ "$srv" = nasd ]; then pid=$NASD_PID; url=$(url_of nasd "$W/nasd-exp")
+	else pid=$GAN_PID; url=$(url_of ganesha "$W/gan-exp"); fi
+	[ -n "${BENCH_URL:-}" ] && url=$BENCH_URL
+	log "$(basename "$out" .json): nasd-bench $*"
+	if ! "$BENCH" --json --server-pid "$pid" "$@" "$url" >"$out.tmp" 2>"$out.err"; then
+		echo "compare.sh: run failed: $(tail -n 3 "$out.err" | tr '\n' ' ')" >&2
+		rm -f "$out.tmp"
+		return 1
+	fi
+	mv "$out.tmp" "$out"
+	tail -n 1 "$out.err" | sed 's/^/   /' >&2
+}
+
+# ---- memory cgroup (v2 memory.max or v1 memory.limit_in_bytes) ----
+CG_VER=
+CG_WHY=
+cg_detect() {
+	local root=/sys/fs/cgroup d
+	if [ -f $root/cgroup.controllers ] && grep -qw memory $root/cgroup.controllers; then
+		d=$root/nasd-bench-$$
+		grep -qw memory $root/cgroup.subtree_control 2>/dev/null ||
+			echo +memory >$root/cgroup.subtree_control 2>/dev/null
+		if mkdir "$d" 2>/dev/null && [ -f "$d/memory.max" ]; then
+			CG=$d; CG_VER=2; return 0
+		fi
+		rmdir "$d" 2>/dev/null
+		CG_WHY="cgroup v2 at $root is not writable or has no memory controller"
+	fi
+	for root in /sys/fs/cgroup/memory /sys/fs/cgroup/memory,cpu; do
+		[ -f "$root/memory.limit_in_bytes" ] || continue
+		d=$root/nasd-bench-$$
+		if mkdir "$d" 2>/dev/null && [ -f "$d/memory.limit_in_bytes" ]; then
+			CG=$d; CG_VER=1; return 0
+		fi
+		CG_WHY="cgroup v1 memory hierarchy $root is not writable"
+	done
+	[ -n "$CG_WHY" ] || CG_WHY="no memory cgroup (neither v2 memory.max nor v1 memory.limit_in_bytes)"
+	return 1
+}
+cg_limit() {	# cg_limit BYTES
+	if [ "$CG_VER" = 2 ]; then echo "$1" >"$CG/memory.max" && echo 0 >"$CG/memory.swap.max" 2>/dev/null; return 0
+	else echo "$1" >"$CG/memory.limit_in_bytes"; fi
+}
+cg_procs() { echo "$CG/cgroup.procs"; }
+cg_reset_peak() {
+	if [ "$CG_VER" = 2 ]; then echo 0 >"$CG/memory.peak" 2>/dev/null || true
+	else echo 0 >"$CG/memory.max_usage_in_bytes"; fi
+}
+cg_peak() {
+	if [ "$CG_VER" = 2 ]; then cat "$CG/memory.peak" 2>/dev/null || echo 0
+	else cat "$CG/memory.max_usage_in_bytes"; fi
+}
+cg_remove() {
+	[ -n "$CG" ] && [ -d "$CG" ] || return 0
+	rmdir "$CG" 2>/dev/null || { sleep 1; rmdir "$CG" 2>/dev/null; }
+	CG=
+}
+
+# ---- machine ----
+mkdir -p "$RESULTS"
+rm -f "$RESULTS"/*.json "$RESULTS"/*.err "$RESULTS"/summary.md
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "nproc=$(nproc)"
+	echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "mem=$(free -h | awk '/^Mem:/ {print $2}')"
+	echo "kernel=$(uname -r)"
+	echo "fs=$(df -T "$W" | awk 'NR == 2 {print $2 " on " $1}')"
+	echo "disk=$(lsblk -dno NAME,ROTA,SIZE,MODEL 2>/dev/null | tr '\n' ';')"
+	echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "nasd=$(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null)$(cd "$HERE/.." && git diff --quiet 2>/dev/null || echo +dirty)"
+	echo "libnfs=$(pkg-config --modversion libnfs 2>/dev/null)"
+	echo "reps=$REPS quick=$QUICK"
+} >"$RESULTS/machine.txt" 2>/dev/null
+
+ganesha_install
+echo "ganesha=$(dpkg-query -W -f='${Version}' nfs-ganesha 2>/dev/null)" >>"$RESULTS/machine.txt"
+
+# ---- the side-by-side workloads ----
+mkdir -p "$W/nasd-exp" "$W/gan-exp"
+chmod 777 "$W/nasd-exp" "$W/gan-exp"
+nasd_start "$W/nasd-exp" ""
+ganesha_start "$W/gan-exp"
+log "nasd pid $NASD_PID on $NASD_PORT; ganesha.nfsd pid $GAN_PID on $GAN_PORT (mount $GAN_MNT)"
+
+SEQ="-j 4 -d 16 --bs 1m --size $SIZE -t $T"
+WORKLOADS=(seq-write seq-read rand-read swbuild)
+wl_args() {
+	case $1 in
+	seq-write) echo "$SEQ seq-write" ;;
+	seq-read) echo "$SEQ seq-read" ;;
+	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
+	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
+	esac
+}
+for rep in $(seq 1 "$REPS"); do
+	if [ $((rep % 2)) = 1 ]; then order="nasd ganesha"; else order="ganesha nasd"; fi
+	for wl in "${WORKLOADS[@]}"; do
+		for srv in $order; do
+			# shellcheck disable=SC2046
+			bench "$srv" "$RESULTS/$wl.$srv.$rep.json" -q $(wl_args "$wl")
+		done
+	done
+done
+
+if [ $FIND_MAX = 1 ]; then
+	for srv in nasd ganesha; do
+		bench "$srv" "$RESULTS/swbuild-max.$srv.1.json" -q -j 16 -d 4 \
+			--find-max --step-time 5 swbuild
+	done
+	# p99 at equal load: nasd at the highest load Ganesha sustained.
+	gmax=$(python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["find_max"]["max_ops_s"] / 16))' \
+		"$RESULTS/swbuild-max.ganesha.1.json" 2>/dev/null)
+	if [ -n "$gmax" ] && python3 -c "import sys; sys.exit(0 if float('$gmax') > 0 else 1)"; then
+		bench nasd "$RESULTS/swbuild-at-ganesha-max.nasd.1.json" -q -j 16 -d 4 \
+			-t 10 --rate "$gmax" swbuild
+	fi
+fi
+stop_pid "$NASD_PID"; NASD_PID=
+stop_pid "$GAN_PID"; GAN_PID=
+rm -rf "$W/nasd-exp" "$W/gan-exp"
+
+# ---- memory pressure: 512 MiB cgroup, 4 GiB working set ----
+# nasd's payload-buffer ceiling is set to POOL_MIB there (when this nasd
+# has --max-memory), so its target is a cgroup peak <= 128 MiB + POOL_MIB.
+MEM_NOTE=
+POOL_MIB=128
+NASD_EXTRA=()
+if "$NASD" --help 2>&1 | grep -q -- --max-memory; then
+	echo "nasd_pool_mib=$POOL_MIB" >>"$RESULTS/machine.txt"
+fi
+if [ "$MEMORY" = 1 ]; then
+	if ! cg_detect; then
+		MEM_NOTE="memory-pressure scenario skipped: $CG_WHY"
+		log "$MEM_NOTE"
+	else
+		log "memory cgroup v$CG_VER at $CG, limit 512 MiB"
+		cg_limit $((512 * 1048576)) || { MEM_NOTE="cannot set the cgroup limit"; }
+	fi
+	if [ -z "$MEM_NOTE" ]; then
+		if [ $QUICK = 1 ]; then MSIZE=256m; else MSIZE=1g; fi
+		for rep in $(seq 1 "$REPS"); do
+			if [ $((rep % 2)) = 1 ]; then order="nasd-buffered nasd-direct ganesha"
+			else order="ganesha nasd-direct nasd-buffered"; fi
+			for cfg in $order; do
+				exp=$W/mem-exp
+				rm -rf "$exp"; mkdir -p "$exp"; chmod 777 "$exp"
+				NASD_EXTRA=()
+				grep -q '^nasd_pool_mib=' "$RESULTS/machine.txt" &&
+					NASD_EXTRA=(--max-memory "${POOL_MIB}M")
+				case $cfg in
+				nasd-buffered) nasd_start "$exp" ",io=buffered" "$(cg_procs)"; srv=nasd ;;
+				nasd-direct) nasd_start "$exp" ",io=direct" "$(cg_procs)"; srv=nasd ;;
+				ganesha) ganesha_start "$exp" "$(cg_procs)"; srv=ganesha ;;
+				esac
+				url=$(url_of $srv "$exp")
+				for phase in write read; do
+					cg_reset_peak
+					out=$RESULTS/mem-$phase.$cfg.$rep.json
+					BENCH_URL=$url bench "$srv" "$out" -q -j 4 -d 16 --bs 1m \
+						--size "$MSIZE" --prefix mem "seq-$phase"
+					[ -f "$out" ] && python3 - "$out" "$(cg_peak)" <<-'EOF'
+					import json, sys
+					r = json.load(open(sys.argv[1]))
+					r["cgroup_peak_bytes"] = int(sys.argv[2])
+					json.dump(r, open(sys.argv[1], "w"))
+					EOF
+				done
+				if [ $srv = nasd ]; then stop_pid "$NASD_PID"; NASD_PID=
+				else stop_pid "$GAN_PID"; GAN_PID=; fi
+				rm -rf "$exp"
+			done
+		done
+		cg_remove
+	fi
+else
+	MEM_NOTE="memory-pressure scenario not run (--quick or --no-memory)"
+fi
+echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
+[ -n "$MEM_NOTE" ] && echo "memory_note=$MEM_NOTE" >>"$RESULTS/machine.txt"
+
+python3 "$HERE/summarize.py" "$RESULTS" | tee "$RESULTS/summary.md"

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Summarize a compare.sh results directory as Markdown.
+
+Files are NAME.SERVER.REP.json (nasd-bench --json output); machine.txt
+describes the machine. Prints medians per figure, the ratio nasd / Ganesha,
+and the issue's targets, met or missed.
+
+usage: summarize.py RESULTS_DIR
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+
+def load(d):
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+        base = os.path.basename(path)[:-len(".json")]
+        parts = base.rsplit(".", 2)
+        if len(parts) != 3:
+            continue
+        name, server, _rep = parts
+        try:
+            with open(path) as f:
+                runs.setdefault((name, server), []).append(json.load(f))
+        except (OSError, ValueError) as e:
+            print("warning: %s: %s" % (path, e), file=sys.stderr)
+    return runs
+
+
+def srv(r, key):
+    s = r.get("server") or {}
+    return s.get(key)
+
+
+FIGURES = {
+    "mib_s": ("MiB/s", lambda r: r["mib_s"], "high"),
+    "iops": ("IOPS", lambda r: r["ops_s"], "high"),
+    "ops_s": ("ops/s", lambda r: r["ops_s"], "high"),
+    "cpu_gib": ("server CPU-s per GiB", lambda r: srv(r, "cpu_s_per_gib"),
+                "low"),
+    "cpu_kop": ("server CPU-s per 1000 ops",
+                lambda r: srv(r, "cpu_s_per_kop"), "low"),
+    "p99": ("p99 latency ms", lambda r: r["lat_us"]["p99"] / 1000.0, "low"),
+    "p50": ("p50 latency ms", lambda r: r["lat_us"]["p50"] / 1000.0, "low"),
+    "rss": ("server RSS peak MiB",
+            lambda r: (srv(r, "rss_peak_kib") or 0) / 1024.0, "low"),
+    "cg_peak": ("cgroup peak MiB",
+                lambda r: r.get("cgroup_peak_bytes", 0) / 1048576.0, "low"),
+}
+
+SIDE_BY_SIDE = [
+    ("seq-write", "seq-write 1 MiB, 4 jobs x 16",
+     ["mib_s", "cpu_gib", "p99", "rss"]),
+    ("seq-read", "seq-read 1 MiB, 4 jobs x 16",
+     ["mib_s", "cpu_gib", "p99", "rss"]),
+    ("rand-read", "rand-read 4 KiB, 4 jobs x 16",
+     ["iops", "cpu_kop", "p50", "p99", "rss"]),
+    ("swbuild", "swbuild, 16 jobs x 2, max speed",
+     ["ops_s", "cpu_kop", "p99", "rss"]),
+]
+
+
+def values(runs, name, server, fig):
+    out = []
+    for r in runs.get((name, server), []):
+        try:
+            v = FIGURES[fig][1](r)
+        except (KeyError, TypeError):
+            v = None
+        if v is not None:
+            out.append(v)
+    return out
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 100:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    return "%.4f" % v
+
+
+def med(vals):
+    return statistics.median(vals) if vals else None
+
+
+def cell(vals):
+    if not vals:
+        return "missing"
+    m = med(vals)
+    if len(vals) == 1:
+        return fmt(m)
+    return "%s (%s-%s)" % (fmt(m), fmt(min(vals)), fmt(max(vals)))
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = sys.argv[1]
+    runs = load(d)
+    machine = {}
+    try:
+        with open(os.path.join(d, "machine.txt")) as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                machine[k] = v
+    except OSError:
+        pass
+
+    out = []
+    p = out.append
+    p("# nasd vs NFS-Ganesha (nasd-bench, compare.sh)")
+    p("")
+    for k in ("date", "nproc", "cpu", "mem", "kernel", "fs", "disk",
+              "ganesha", "libnfs", "nasd", "reps", "loadavg_start",
+              "loadavg_end"):
+        if k in machine:
+            p("- %s: %s" % (k, machine[k]))
+    p("")
+    p("Median of the repetitions (min-max in parentheses); ratio = "
+      "nasd / Ganesha.")
+    p("")
+    p("| workload | figure | nasd | Ganesha | ratio |")
+    p("|---|---|---|---|---|")
+    med_of = {}
+    for name, title, figs in SIDE_BY_SIDE:
+        for fig in figs:
+            a = values(runs, name, "nasd", fig)
+            b = values(runs, name, "ganesha", fig)
+            med_of[(name, fig)] = (med(a), med(b))
+            rt = ratio(med(a), med(b))
+            p("| %s | %s | %s | %s | %s |" % (
+                title, FIGURES[fig][0], cell(a), cell(b),
+                "%.2f" % rt if rt is not None else "-"))
+
+    fm = {}
+    for server in ("nasd", "ganesha"):
+        rs = runs.get(("swbuild-max", server))
+        if rs:
+            fm[server] = rs[0].get("find_max")
+    if fm:
+        p("")
+        p("swbuild find-max (16 jobs x 4; highest requested load with "
+          "achieved >= 99 %):")
+        p("")
+        p("| figure | nasd | Ganesha | ratio |")
+        p("|---|---|---|---|")
+        a = fm.get("nasd") or {}
+        b = fm.get("ganesha") or {}
+        rt = ratio(a.get("max_ops_s"), b.get("max_ops_s"))
+        p("| max sustained ops/s | %s | %s | %s |" % (
+            fmt(a.get("max_ops_s")), fmt(b.get("max_ops_s")),
+            "%.2f" % rt if rt is not None else "-"))
+        p("| p99 ms at its max | %s | %s | - |" % (
+            fmt((a.get("p99_us") or 0) / 1000.0),
+            fmt((b.get("p99_us") or 0) / 1000.0)))
+        p("| unthrottled ops/s (calibration) | %s | %s | - |" % (
+            fmt(a.get("calibration_ops_s")),
+            fmt(b.get("calibration_ops_s"))))
+        eq = runs.get(("swbuild-at-ganesha-max", "nasd"))
+        if eq and b.get("max_ops_s"):
+            e = eq[0]
+            rt = ratio(e["lat_us"]["p99"], b.get("p99_us"))
+            p("| p99 ms at Ganesha's max load (%s ops/s requested) | "
+              "%s (achieved %s ops/s) | %s | %s |" % (
+                  fmt(b["max_ops_s"]), fmt(e["lat_us"]["p99"] / 1000.0),
+                  fmt(e["ops_s"]), fmt(b["p99_us"] / 1000.0),
+                  "%.2f" % rt if rt is not None else "-"))
+
+    mem_cfgs = ("nasd-buffered", "nasd-direct", "ganesha")
+    if any(("mem-write", c) in runs for c in mem_cfgs):
+        p("")
+        p("Memory pressure: server in a 512 MiB memory cgroup; 4 jobs x 16 "
+          "in flight write then read 4 x %s:" % fmt_size(runs))
+        p("")
+        p("| server | write MiB/s | read MiB/s | CPU-s/GiB write | "
+          "CPU-s/GiB read | cgroup peak MiB |")
+        p("|---|---|---|---|---|---|")
+        for c in mem_cfgs:
+            peak = values(runs, "mem-write", c, "cg_peak") + \
+                values(runs, "mem-read", c, "cg_peak")
+            p("| %s | %s | %s | %s | %s | %s |" % (
+                c, cell(values(runs, "mem-write", c, "mib_s")),
+                cell(values(runs, "mem-read", c, "mib_s")),
+                cell(values(runs, "mem-write", c, "cpu_gib")),
+                cell(values(runs, "mem-read", c, "cpu_gib")),
+                fmt(max(peak)) if peak else "missing"))
+    if "memory_note" in machine:
+        p("")
+        p("Note: " + machine["memory_note"])
+
+    # The issue's targets.
+    p("")
+    p("Targets (issue 3):")
+    p("")
+
+    def target(label, ok, detail):
+        if ok is None:
+            p("- %s: not measured" % label)
+        else:
+            p("- %s: %s (%s)" % (label, "met" if ok else "MISSED", detail))
+
+    for name in ("seq-write", "seq-read"):
+        a, b = med_of.get((name, "mib_s"), (None, None))
+        rt = ratio(a, b)
+        target("%s throughput >= Ganesha's" % name,
+               None if rt is None else rt >= 1.0,
+               "ratio %.2f" % rt if rt is not None else "")
+        a, b = med_of.get((name, "cpu_gib"), (None, None))
+        rt = ratio(a, b)
+        target("%s server CPU per GiB <= 0.5 x Ganesha's" % name,
+               None if rt is None else rt <= 0.5,
+               "ratio %.2f" % rt if rt is not None else "")
+    a, b = med_of.get(("rand-read", "iops"), (None, None))
+    rt = ratio(a, b)
+    target("rand-read IOPS >= 1.5 x Ganesha's",
+           None if rt is None else rt >= 1.5,
+           "ratio %.2f" % rt if rt is not None else "")
+    if fm:
+        rt = ratio((fm.get("nasd") or {}).get("max_ops_s"),
+                   (fm.get("ganesha") or {}).get("max_ops_s"))
+        target("swbuild highest sustained load >= 2 x Ganesha's",
+               None if rt is None else rt >= 2.0,
+               "ratio %.2f" % rt if rt is not None else "")
+        eq = runs.get(("swbuild-at-ganesha-max", "nasd"))
+        g = fm.get("ganesha") or {}
+        if eq and g.get("p99_us"):
+            e = eq[0]
+            target("swbuild p99 at equal load no worse than Ganesha's",
+                   e["lat_us"]["p99"] <= g["p99_us"] and
+                   e["ops_s"] >= 0.99 * e["requested_ops_s"],
+                   "nasd %.2f ms vs %.2f ms" % (
+                       e["lat_us"]["p99"] / 1000.0, g["p99_us"] / 1000.0))
+    else:
+        target("swbuild highest sustained load >= 2 x Ganesha's", None, "")
+    if ("mem-write", "nasd-direct") in runs:
+        def m(c, name, fig):
+            return med(values(runs, name, c, fig))
+        dw, bw = m("nasd-direct", "mem-write", "mib_s"), \
+            m("nasd-buffered", "mem-write", "mib_s")
+        dr, br = m("nasd-direct", "mem-read", "mib_s"), \
+            m("nasd-buffered", "mem-read", "mib_s")
+        peak = values(runs, "mem-write", "nasd-direct", "cg_peak") + \
+            values(runs, "mem-read", "nasd-direct", "cg_peak")
+        pool = machine.get("nasd_pool_mib")
+        if peak and pool:
+            target("io=direct cgroup peak <= 128 MiB + buffer pool",
+                   max(peak) <= 128 + float(pool),
+                   "peak %.0f MiB against 128 + %s MiB (--max-memory)"
+                   % (max(peak), pool))
+        elif peak:
+            target("io=direct cgroup peak <= 128 MiB + buffer pool", None,
+                   "")
+        if None not in (dw, bw, dr, br):
+            target("io=direct throughput >= io=buffered's",
+                   dw >= bw and dr >= br,
+                   "write %.0f vs %.0f, read %.0f vs %.0f MiB/s"
+                   % (dw, bw, dr, br))
+        cdw, cbw = m("nasd-direct", "mem-write", "cpu_gib"), \
+            m("nasd-buffered", "mem-write", "cpu_gib")
+        cdr, cbr = m("nasd-direct", "mem-read", "cpu_gib"), \
+            m("nasd-buffered", "mem-read", "cpu_gib")
+        if None not in (cdw, cbw, cdr, cbr):
+            target("io=direct CPU per GiB below io=buffered's",
+                   cdw < cbw and cdr < cbr,
+                   "write %.3f vs %.3f, read %.3f vs %.3f CPU-s/GiB"
+                   % (cdw, cbw, cdr, cbr))
+    print("\n".join(out))
+    return 0
+
+
+def fmt_size(runs):
+    for (name, _c), rs in runs.items():
+        if name.startswith("mem-") and rs:
+            return "%d MiB" % (rs[0]["size"] >> 20)
+    return "?"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+#!/bin/bash
+# nasd-bench's own test: argument errors exit 2 with a message; a short run
+# of each workload against a nasd started here gives figures that agree with
+# each other (bytes = ops x bs, MiB/s = bytes / time, server CPU sampled),
+# with the files left in the export, and, when `nasd stats` exists, with the
+# server's own WRITE count and bytes written.
+# usage: test_bench.sh NASD NASD_BENCH
+NASD=${1:?usage: $0 NASD NASD_BENCH}
+BENCH=${2:?usage: $0 NASD NASD_BENCH}
+. "$(dirname "$0")/../tests/integration/lib.sh"
+t_init bench
+
+[ -x "$BENCH" ] || t_die "bench_binary" "'$BENCH' is not executable"
+command -v python3 >/dev/null || t_skip "python3 not installed"
+
+# ---- argument errors: exit 2 and say what is wrong ----
+# arg_case NAME EXPECTED_MESSAGE_RE ARGS...
+arg_case() {
+	local name=$1 re=$2 out rc
+	shift 2
+	out=$(timeout 20 "$BENCH" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 2 ] && echo "$out" | grep -E -q -e "$re"; then
+		t_ok "args_$name"
+	else
+		t_fail "args_$name" "exit $rc, stderr: $(echo "$out" | head -n 2 | tr '\n' ' ')"
+	fi
+}
+U0="nfs://127.0.0.1/x"
+true &
+DEAD_PID=$!
+wait $DEAD_PID
+arg_case none "expected WORKLOAD and URL"
+arg_case one_arg "expected WORKLOAD and URL" seq-read
+arg_case workload "unknown workload 'fly'" fly "$U0"
+arg_case url "must look like nfs://" seq-read "http://127.0.0.1/x"
+arg_case url_nohost "must look like nfs://" seq-read "nfs:///x"
+arg_case bs_zero "--bs: must be more than 0" --bs 0 seq-read "$U0"
+arg_case bs_garbage "--bs: '1x' is not a size" --bs 1x seq-read "$U0"
+arg_case bs_huge "--bs: at most" --bs 1g seq-read "$U0"
+arg_case bs_negative "is not a size" --bs -4k seq-read "$U0"
+arg_case size_lt_bs "smaller than --bs" --bs 1m --size 4k seq-read "$U0"
+arg_case jobs_zero "--jobs: 0 is out of range" -j 0 seq-read "$U0"
+arg_case jobs_big "--jobs: 5000 is out of range" -j 5000 seq-read "$U0"
+arg_case depth_text "--depth: 'x' is not a number" -d x seq-read "$U0"
+arg_case time_neg "--time: '-1' is not a positive number" -t -1 seq-read "$U0"
+arg_case rate_data "are for swbuild" --rate 10 seq-read "$U0"
+arg_case rate_findmax "exclude each other" --rate 10 --find-max swbuild "$U0"
+arg_case swb_size "--size is not used by swbuild" --size 1m swbuild "$U0"
+arg_case unknown_opt "unknown option '--frobnicate'" --frobnicate seq-read "$U0"
+arg_case missing_val "needs a value" seq-read "$U0" --jobs
+arg_case prefix_slash "plain file name" --prefix a/b seq-read "$U0"
+arg_case dead_pid "--server-pid: no process" --server-pid "$DEAD_PID" seq-read "$U0"
+out=$("$BENCH" --help 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "usage: nasd-bench"; then
+	t_ok "help_exit_0"
+else
+	t_fail "help_exit_0" "exit $rc"
+fi
+
+# ---- a nasd to measure ----
+PORT=$(t_port 13100) || exit 1
+EXP=$T_DIR/export
+STATE=$T_DIR/state
+mkdir -p "$EXP" "$STATE"
+chmod 755 "$EXP"
+nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
+	--state-dir "$STATE" --export "$EXP:rw,no_root_squash" || t_finish
+URL="nfs://127.0.0.1$EXP?nfsport=$PORT&mountport=$PORT"
+
+# A server that is not there: a clear failure, exit 1 (not 2, not a hang).
+DEADPORT=$(t_port $((PORT + 1)))
+out=$(timeout 60 "$BENCH" -q -j 1 seq-read "nfs://127.0.0.1$EXP?nfsport=$DEADPORT&mountport=$DEADPORT" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "mount"; then
+	t_ok "no_server_exit_1"
+else
+	t_fail "no_server_exit_1" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
+
+STATS=0
+STATS_WHY=
+if out=$("$NASD" stats --state-dir "$STATE" --json 2>&1) &&
+	echo "$out" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null; then
+	STATS=1
+else
+	STATS_WHY="'nasd stats --state-dir DIR --json' is not available: $(echo "$out" | head -n 1)"
+fi
+stats_json() { "$NASD" stats --state-dir "$STATE" --json; }
+[ $STATS = 1 ] && stats_json >"$T_DIR/stats0.json"
+
+# check_json NAME FILE < ASSERTIONS: each line on stdin is one Python
+# expression over the parsed JSON `r` (and `srv`, its "server" object);
+# the first false one fails the check and is printed.
+check_json() {
+	local name=$1 file=$2 out
+	out=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+srv = r.get("server") or {}
+for c in sys.stdin.read().strip().split("\n"):
+    if not eval(c):
+        brief = {k: r[k] for k in r if k not in ("op_types", "find_max")}
+        print("failed: " + c + "   json: " + json.dumps(brief))
+        sys.exit(1)
+' "$file" 2>&1)
+	if [ $? -eq 0 ]; then
+		t_ok "$name"
+	else
+		t_fail "$name" "$out"
+	fi
+}
+
+# ---- seq-write, size-based: exact counts ----
+JOBS=2
+BS=262144
+SIZE=$((8 * 1048576))
+if timeout 120 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE \
+	--server-pid "$NASD_PID" seq-write "$URL" >"$T_DIR/w.json" 2>"$T_DIR/w.err"; then
+	t_ok "seq_write_runs"
+else
+	t_fail "seq_write_runs" "$(tail -n 3 "$T_DIR/w.err" | tr '\n' ' ')"
+fi
+check_json seq_write_consistent "$T_DIR/w.json" <<EOF
+r['workload'] == 'seq-write' and r['jobs'] == $JOBS and r['bs'] == $BS
+r['ops'] == $JOBS * $SIZE // $BS
+r['bytes'] == r['ops'] * r['bs']
+r['errors'] == 0 and r['short'] == 0
+r['elapsed_s'] > 0
+abs(r['mib_s'] - r['bytes'] / 1048576 / r['elapsed_s']) <= 0.01 * r['mib_s'] + 0.01
+abs(r['ops_s'] - r['ops'] / r['elapsed_s']) <= 0.01 * r['ops_s'] + 0.01
+0 < r['lat_us']['p50'] <= r['lat_us']['p99'] <= r['lat_us']['max']
+srv.get('pid') == $NASD_PID and srv['vm_hwm_kib'] > 0
+EOF
+for j in $(seq 0 $((JOBS - 1))); do
+	got=$(stat -c %s "$EXP/nasd-bench.$j" 2>/dev/null)
+	t_eq "seq_write_file_${j}_size" "$SIZE" "$got"
+done
+# The server's own count of what arrived.
+if [ $STATS = 1 ]; then
+	stats_json >"$T_DIR/stats1.json"
+	out=$(python3 - "$T_DIR/stats0.json" "$T_DIR/stats1.json" "$T_DIR/w.json" <<-'EOF'
+	import json, sys
+	a, b, w = (json.load(open(f)) for f in sys.argv[1:4])
+	def writes(s):
+	    return sum(p["count"] for p in s["procedures"]
+	               if p["procedure"].upper() == "WRITE"
+	               and p["program"].lower() in ("nfs", "nfs3", "100003"))
+	dw = writes(b) - writes(a)
+	db = b["bytes_written"] - a["bytes_written"]
+	if dw != w["ops"] or db != w["bytes"]:
+	    print("server WRITEs %d, bytes %d; bench ops %d, bytes %d"
+	          % (dw, db, w["ops"], w["bytes"]))
+	    sys.exit(1)
+	EOF
+	)
+	if [ $? -eq 0 ]; then
+		t_ok "server_stats_match_bench"
+	else
+		t_fail "server_stats_match_bench" "$out"
+	fi
+else
+	echo "# skipping server_stats_match_bench: $STATS_WHY"
+fi
+
+# ---- seq-read of what was written: every byte comes back ----
+if timeout 120 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE \
+	seq-read "$URL" >"$T_DIR/r.json" 2>"$T_DIR/r.err"; then
+	t_ok "seq_read_runs"
+else
+	t_fail "seq_read_runs" "$(tail -n 3 "$T_DIR/r.err" | tr '\n' ' ')"
+fi
+check_json seq_read_reads_back "$T_DIR/r.json" <<EOF
+r['bytes'] == $JOBS * $SIZE
+r['ops'] == $JOBS * $SIZE // $BS
+r['errors'] == 0 and r['short'] == 0
+r['server'] is None
+EOF
+
+# ---- time-based: the run lasts about --time; server CPU is sampled ----
+if timeout 120 "$BENCH" -q --json -j 2 -d 8 --bs 1m --size 16m -t 2 \
+	--server-pid "$NASD_PID" seq-write "$URL" >"$T_DIR/t.json" 2>"$T_DIR/t.err"; then
+	t_ok "timed_write_runs"
+else
+	t_fail "timed_write_runs" "$(tail -n 3 "$T_DIR/t.err" | tr '\n' ' ')"
+fi
+check_json timed_write_consistent "$T_DIR/t.json" <<EOF
+2.0 <= r['elapsed_s'] < 10
+r['bytes'] == r['ops'] * r['bs'] and r['ops'] > 0
+abs(r['mib_s'] - r['bytes'] / 1048576 / r['elapsed_s']) <= 0.01 * r['mib_s'] + 0.01
+srv['cpu_s'] > 0
+abs(srv['cpu_s_per_gib'] - srv['cpu_s'] / (r['bytes'] / 2**30)) <= 0.01 * srv['cpu_s_per_gib'] + 1e-6
+abs(srv['cpu_s_per_kop'] - srv['cpu_s'] * 1000 / r['ops']) <= 0.01 * srv['cpu_s_per_kop'] + 1e-6
+EOF
+for j in 0 1; do
+	got=$(stat -c %s "$EXP/nasd-bench.$j" 2>/dev/null)
+	t_eq "timed_write_file_${j}_size" $((16 * 1048576)) "$got"
+done
+
+# ---- rand-read: IOPS of 4 KiB reads on a file it prepares itself ----
+if timeout 120 "$BENCH" -q --json -j 2 -d 8 --size 4m -t 1 --prefix rr \
+	rand-read "$URL" >"$T_DIR/rr.json" 2>"$T_DIR/rr.err"; then
+	t_ok "rand_read_runs"
+else
+	t_fail "rand_read_runs" "$(tail -n 3 "$T_DIR/rr.err" | tr '\n' ' ')"
+fi
+check_json rand_read_consistent "$T_DIR/rr.json" <<EOF
+r['bs'] == 4096 and r['ops'] > 0 and r['bytes'] == r['ops'] * 4096
+r['errors'] == 0 and r['short'] == 0
+EOF
+t_eq "rand_read_prepared_file" $((4 * 1048576)) "$(stat -c %s "$EXP/rr.0" 2>/dev/null)"
+
+# ---- swbuild: as fast as possible, then at a requested rate ----
+if timeout 120 "$BENCH" -q --json -j 2 -d 2 -t 1 --swb-dirs 2 --swb-files 4 \
+	--server-pid "$NASD_PID" swbuild "$URL" >"$T_DIR/s.json" 2>"$T_DIR/s.err"; then
+	t_ok "swbuild_runs"
+else
+	t_fail "swbuild_runs" "$(tail -n 3 "$T_DIR/s.err" | tr '\n' ' ')"
+fi
+check_json swbuild_consistent "$T_DIR/s.json" <<EOF
+r['ops'] > 0 and r['errors'] == 0
+sum(v['count'] for v in r['op_types'].values()) == r['ops']
+r['op_types']['stat']['count'] > r['op_types']['mkdir']['count']
+r['requested_ops_s'] == 0
+srv['cpu_s_per_kop'] > 0
+EOF
+t_check "swbuild_tree_exists" test -d "$EXP/nasd-bench.swb/j1/d1"
+if timeout 120 "$BENCH" -q --json -j 2 -d 2 -t 2 --rate 100 --swb-dirs 2 \
+	--swb-files 4 swbuild "$URL" >"$T_DIR/sr.json" 2>"$T_DIR/sr.err"; then
+	t_ok "swbuild_rate_runs"
+else
+	t_fail "swbuild_rate_runs" "$(tail -n 3 "$T_DIR/sr.err" | tr '\n' ' ')"
+fi
+# 2 jobs x 100 ops/s for 2 s: about 400 ops, never many more.
+check_json swbuild_rate_held "$T_DIR/sr.json" <<EOF
+r['requested_ops_s'] == 200
+300 <= r['ops'] <= 410
+r['errors'] == 0
+EOF
+
+nasd_stop
+t_finish
