@@ -7,7 +7,7 @@ STATE_DIR ?= /var/lib/nasd
 DEB_PKGS = meson ninja-build gcc clang pkg-config libcmocka-dev libnfs-dev \
 	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2
 
-.PHONY: all deps build run test test-unit test-asan clean format
+.PHONY: all deps build run test test-unit test-asan clean format fuzz
 
 all: build
 
@@ -45,6 +45,18 @@ test: deps $(BUILD)/build.ninja $(ASAN_BUILD)/build.ninja
 	ninja -C $(BUILD)
 	ninja -C $(ASAN_BUILD)
 	tests/run-all.sh $(BUILD) $(ASAN_BUILD)
+
+# libFuzzer targets (tests/fuzz): build build-fuzz (clang, ASan+UBSan) and
+# run each for FUZZ_SECONDS on a scratch copy of its seed corpus.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# nasd and NFS-Ganesha side by side with nasd-bench (bench/compare.sh;
+# installs nfs-ganesha if missing; results in docs/PERFORMANCE.md's form).
+.PHONY: bench
+bench: build
+	bench/compare.sh --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

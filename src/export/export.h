@@ -35,6 +35,9 @@ struct export_opts {
 	uint32_t anongid;         /* default 65534 */
 	bool secure;              /* default insecure */
 	enum export_io io;        /* default auto */
+	/* NFSv4: where the export appears in the pseudo-fs ("" = its own
+	 * path), from the pseudo=/path option, canonical */
+	char pseudo[128];
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

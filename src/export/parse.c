@@ -153,6 +153,17 @@ static int opt_value(struct opt_state *s, const char *name, const char *val,
 		s->fsid = v;
 		return 0;
 	}
+	if (strcmp(name, "pseudo") == 0) {
+		char norm[VFS_PATH_MAX];
+
+		/* NFSv4 pseudo-fs location: absolute, canonical, no "..". */
+		if (val[0] != '/' ||
+		    export_path_normalize(val, strlen(val), norm) < 0 ||
+		    strlen(norm) >= sizeof(s->o.pseudo))
+			return export_err(c, "bad pseudo path '%s'", val);
+		strcpy(s->o.pseudo, norm);
+		return 0;
+	}
 	if (strcmp(name, "io") == 0) {
 		if (strcmp(val, "auto") == 0)
 			s->o.io = EXPORT_IO_AUTO;
@@ -578,6 +589,20 @@ out_free:
 	return ret;
 }
 
+/* Whether @s can be an option list: '/' only inside pseudo= values. */
+static bool opts_like(const char *s)
+{
+	const char *item = s;
+
+	for (; *s; s++) {
+		if (*s == ',')
+			item = s + 1;
+		else if (*s == '/' && strncmp(item, "pseudo=", 7) != 0)
+			return false;
+	}
+	return true;
+}
+
 int export_parse_spec(struct export_table *t, const char *spec, char *err,
 		      size_t errlen)
 {
@@ -594,9 +619,10 @@ int export_parse_spec(struct export_table *t, const char *spec, char *err,
 	size_t plen;
 	int ret;
 
-	/* PATH[:OPTS]: the last ':' not followed by a '/' ends the path. */
+	/* PATH[:OPTS]: the last ':' not followed by a '/' ends the path
+	 * (a '/' in a pseudo= value does not count). */
 	colon = strrchr(spec, ':');
-	if (colon != NULL && strchr(colon, '/') != NULL)
+	if (colon != NULL && !opts_like(colon + 1))
 		colon = NULL;
 	plen = colon != NULL ? (size_t)(colon - spec) : strlen(spec);
 	if (plen == 0 || spec[0] != '/')

@@ -14,7 +14,11 @@
 
 #include "export/export_int.h"
 
-static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Every request takes the live table: readers share the lock and never
+ * wait for each other, only for an install (SIGHUP).
+ */
+static pthread_rwlock_t current_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct export_table *current;
 
 /* export_err() - format "FILE:LINE: reason" into the context's buffer. */
@@ -146,6 +150,33 @@ struct export_table *export_table_new(void)
 	return t;
 }
 
+static enum vfs_io vfs_io_of(enum export_io io)
+{
+	if (io == EXPORT_IO_DIRECT)
+		return VFS_IO_DIRECT;
+	return io == EXPORT_IO_BUFFERED ? VFS_IO_BUFFERED : VFS_IO_AUTO;
+}
+
+/*
+ * The open vfs export of the live table for the same path and id, if any:
+ * a reload keeps what start-up opened, so an export path swapped for a
+ * symlink since then is never followed, and the object cache stays warm.
+ */
+static struct vfs_export *export_live_vex(const struct export *e)
+{
+	struct export_table *cur = export_table_current();
+	struct vfs_export *vex = NULL;
+	struct export *old;
+
+	if (cur == NULL)
+		return NULL;
+	old = export_find_by_id(cur, e->id);
+	if (old != NULL && old->vex != NULL && !strcmp(old->path, e->path))
+		vex = vfs_export_reuse(old->vex);
+	export_table_put(cur);
+	return vex;
+}
+
 int export_table_open(struct export_table *t, char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < t->nexports; i++) {
@@ -154,7 +185,11 @@ int export_table_open(struct export_table *t, char *err, size_t errlen)
 
 		if (e->vex != NULL)
 			continue;
-		ret = vfs_export_open(e->path, e->id, &e->vex);
+		e->vex = export_live_vex(e);
+		if (e->vex != NULL)
+			ret = 0;
+		else
+			ret = vfs_export_open(e->path, e->id, &e->vex);
 		if (ret < 0) {
 			if (err != NULL && errlen > 0)
 				snprintf(err, errlen, "export '%s': %s",
@@ -166,6 +201,10 @@ int export_table_open(struct export_table *t, char *err, size_t errlen)
 			}
 			return ret;
 		}
+		/* io= is per export; the first client spec's value rules. */
+		if (e->nclients > 0)
+			vfs_export_set_io(e->vex,
+					  vfs_io_of(e->clients[0].opts.io));
 	}
 	return 0;
 }
@@ -184,11 +223,11 @@ struct export_table *export_table_current(void)
 {
 	struct export_table *t;
 
-	pthread_mutex_lock(&current_lock);
+	pthread_rwlock_rdlock(&current_lock);
 	t = current;
 	if (t != NULL)
 		__atomic_fetch_add(&t->refs, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&current_lock);
+	pthread_rwlock_unlock(&current_lock);
 	return t;
 }
 
@@ -209,10 +248,10 @@ void export_table_install(struct export_table *t)
 {
 	struct export_table *old;
 
-	pthread_mutex_lock(&current_lock);
+	pthread_rwlock_wrlock(&current_lock);
 	old = current;
 	current = t;
-	pthread_mutex_unlock(&current_lock);
+	pthread_rwlock_unlock(&current_lock);
 	export_table_put(old);
 }
 

@@ -21,7 +21,7 @@
 		.handle = proc,                                                \
 		.encode = enc,                                                 \
 		.release = NULL,                                               \
-		.flags = fl,                                                   \
+		.flags = (fl) | RPC_PROC_RES_STATUS,                           \
 		.max_reply = max,                                              \
 	}
 
@@ -56,9 +56,20 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 	/* The data itself travels as the reply tail, outside this budget. */
 	NFS3_PROC(READ, nfs3_proc_read, READ3args, READ3res, nfs3_dec_READ3args,
 		  nfs3_enc_READ3res, 0, 4 + POA + 4 + 4 + 4),
-	NFS3_PROC(WRITE, nfs3_proc_write, WRITE3args, WRITE3res,
-		  nfs3_dec_WRITE3args, nfs3_enc_WRITE3res, NI,
-		  4 + WCC + 4 + 4 + 8),
+	/* Written out: its payload is placed aligned on receipt. */
+	[NFSPROC3_WRITE] =
+		{
+			.name = "WRITE",
+			.args_size = sizeof(struct WRITE3args),
+			.res_size = sizeof(struct WRITE3res),
+			.decode = nfs3_dec_WRITE3args,
+			.handle = nfs3_proc_write,
+			.encode = nfs3_enc_WRITE3res,
+			.release = NULL,
+			.flags = NI | RPC_PROC_RES_STATUS,
+			.max_reply = 4 + WCC + 4 + 4 + 8,
+			.payload_align = nfs3_align_WRITE3args,
+		},
 	NFS3_PROC(CREATE, nfs3_proc_create, CREATE3args, CREATE3res,
 		  nfs3_dec_CREATE3args, nfs3_enc_CREATE3res, NI,
 		  4 + NFS3_POST_OP_FH3_SIZE + POA + WCC),
@@ -96,6 +107,14 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 		  4 + POA + 6 * 4),
 	NFS3_PROC(COMMIT, nfs3_proc_commit, COMMIT3args, COMMIT3res,
 		  nfs3_dec_COMMIT3args, nfs3_enc_COMMIT3res, 0, 4 + WCC + 8),
+};
+
+/* Version 3 alone, for a program that combines it with others (v4). */
+const struct rpc_version nfs3_version = {
+	.vers = NFS_V3,
+	.nprocs = NFSPROC3_NPROCS,
+	.procs = nfs3_procs,
+	.status_retry = NFS3ERR_JUKEBOX,
 };
 
 static const struct rpc_version nfs3_versions[] = {

@@ -12,6 +12,8 @@
 #define MOUNT_V3      3
 
 extern const struct rpc_program nfs3_program;
+/* NFSv3's version table, for the combined NFS program (v3 + v4). */
+extern const struct rpc_version nfs3_version;
 extern const struct rpc_program mount3_program;
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "core/iobuf.h"
+#include "core/stats.h"
 #include "nfs3/nfs3_internal.h"
 
 /* Only regular files carry data; a directory is EISDIR, others EINVAL. */
@@ -15,8 +17,11 @@ static int data_type_check(const struct vfs_attr *va)
 
 /**
  * nfs3_proc_read() - RFC 1813 §3.3.6: up to min(count, rtmax) bytes. The
- * data goes into a per-call 4 KiB-aligned buffer that the reply borrows as
- * its tail; the call owns it (call->tail_release frees it once sent).
+ * vfs reads into a pooled, aligned buffer of its choosing (O_DIRECT or the
+ * page cache, as the export's io= says) that the reply borrows as its
+ * tail: the call owns the reference (call->tail_release gives it back to
+ * the pool once the reply is sent). At the memory ceiling the answer is
+ * NFS3ERR_JUKEBOX (RFC 1813 §2.6): the client retries later.
  */
 void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 {
@@ -26,8 +31,9 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 	uint32_t count = a->count < NFS3_IO_MAX ? a->count : NFS3_IO_MAX;
 	struct vfs_attr va;
 	struct vfs_obj *o;
+	struct iobuf *buf;
 	bool eof = false;
-	void *buf;
+	size_t start;
 	ssize_t n;
 	int err;
 
@@ -43,23 +49,17 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 		r->eof = a->offset >= va.size;
 		goto out_status;
 	}
-	buf = aligned_alloc(NFS3_IO_MULT,
-			    (count + NFS3_IO_MULT - 1) & ~(NFS3_IO_MULT - 1u));
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_status;
-	}
-	n = vfs_read(o, a->offset, buf, count, &eof);
+	n = vfs_read_buf(o, a->offset, count, &buf, &start, &eof);
 	if (n < 0) {
-		free(buf);
 		err = (int)n;
 		goto out_status;
 	}
 	/* From here the call owns the buffer, sent or not. */
-	call->tail_release = free;
+	call->tail_release = iobuf_release;
 	call->tail_arg = buf;
-	r->data = buf;
+	r->data = buf->data + start;
 	r->count = (uint32_t)n;
+	stats_add_bytes_read((uint64_t)n);
 	r->eof = eof;
 out_status:
 	r->status = nfs3_status(NFSPROC3_READ, err);
@@ -113,6 +113,7 @@ void nfs3_proc_write(struct rpc_call *call, const void *args, void *res)
 		goto out_status;
 	}
 	r->count = (uint32_t)n;
+	stats_add_bytes_written((uint64_t)n);
 	r->committed = a->stable;
 	r->verf = vfs_write_verifier();
 out_status:

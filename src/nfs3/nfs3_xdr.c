@@ -6,6 +6,7 @@
  */
 
 #include "nfs3/nfs3_xdr.h"
+#include "rpc/rpc.h"
 
 #define NSEC_PER_SEC 1000000000u
 
@@ -435,6 +436,32 @@ bool nfs3_dec_WRITE3args(struct xdr_buf *x, void *args)
 		return false;
 	}
 	return true;
+}
+
+/**
+ * nfs3_align_WRITE3args() - rpc_proc.payload_align of WRITE (RFC 1813
+ * §3.3.7): from the head of the arguments, the offset of the first data
+ * byte that starts an RPC_PAYLOAD_ALIGN block of the file, so that the
+ * data's block-aligned part can go to O_DIRECT from the receive buffer.
+ * 0 when the head is too short or the write holds no such byte.
+ */
+size_t nfs3_align_WRITE3args(const uint8_t *args, size_t len)
+{
+	const uint8_t *fh;
+	uint32_t fhlen, count, stable, dlen, skip;
+	struct xdr_buf x;
+	uint64_t offset;
+
+	xdr_init(&x, (uint8_t *)args, len);
+	if (!xdr_dec_opaque_ref(&x, &fh, &fhlen, NFS3_FHSIZE) ||
+	    !xdr_dec_u64(&x, &offset) || !xdr_dec_u32(&x, &count) ||
+	    !xdr_dec_u32(&x, &stable) || !xdr_dec_u32(&x, &dlen))
+		return 0;
+	skip = (uint32_t)((RPC_PAYLOAD_ALIGN - offset % RPC_PAYLOAD_ALIGN) %
+			  RPC_PAYLOAD_ALIGN);
+	if (skip >= dlen)
+		return 0;
+	return x.pos + skip;
 }
 
 /** nfs3_dec_CREATE3args() - RFC 1813 §3.3.8, createhow3 by mode. */

@@ -525,6 +525,7 @@ bool nfs3_dec_ACCESS3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_READLINK3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_READ3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_WRITE3args(struct xdr_buf *x, void *args);
+size_t nfs3_align_WRITE3args(const uint8_t *args, size_t len);
 bool nfs3_dec_CREATE3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_MKDIR3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_SYMLINK3args(struct xdr_buf *x, void *args);

@@ -9,8 +9,9 @@
  * stored reply bytes without running the procedure again.
  *
  * A call is identified by xid, client address and port, program, version,
- * procedure, and the length and a 64-bit hash of its argument bytes (so a
- * reused xid with other arguments is not mistaken for a retransmission).
+ * procedure, and the length and a 64-bit hash of its first 256 argument
+ * bytes, as knfsd does (so a reused xid with other arguments is not
+ * mistaken for a retransmission).
  */
 
 #include <stddef.h>

@@ -6,15 +6,60 @@
  */
 #include "rpc/rpc.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "core/log.h"
+#include "core/stats.h"
 #include "rpc/drc.h"
 #include "rpc/rpc_int.h"
 
 #define RPC_MAX_PROGRAMS 16
+#define RPC_STATS_MAX_VERSIONS 8 /* per program, counted in the stats */
+#define RPC_STATS_MAX_PROCS 64   /* per version, counted in the stats */
 
 /* Written only at start-up, before any thread reads them. */
 static const struct rpc_program *rpc_programs[RPC_MAX_PROGRAMS];
 static unsigned int rpc_nprograms;
+/* Statistics slot + 1 of each procedure (0: not counted), same index. */
+static int16_t rpc_stats_slot[RPC_MAX_PROGRAMS][RPC_STATS_MAX_VERSIONS]
+			     [RPC_STATS_MAX_PROCS];
+
+/* Give every procedure of program @idx its statistics slot. */
+static void rpc_stats_register(unsigned int idx)
+{
+	const struct rpc_program *prog = rpc_programs[idx];
+	const struct rpc_version *v;
+	const struct rpc_proc *p;
+	char num[16];
+	uint32_t i, j;
+	int slot;
+
+	memset(rpc_stats_slot[idx], 0, sizeof(rpc_stats_slot[idx]));
+	for (i = 0; i < prog->nversions && i < RPC_STATS_MAX_VERSIONS; i++) {
+		v = &prog->versions[i];
+		for (j = 0; j < v->nprocs && j < RPC_STATS_MAX_PROCS; j++) {
+			p = &v->procs[j];
+			if (!p->name && !p->handle)
+				continue;
+			snprintf(num, sizeof(num), "%u", j);
+			slot = stats_slot_add(prog->name ? prog->name : "?",
+					      v->vers, j, p->name ? p->name
+								  : num);
+			if (slot >= 0)
+				rpc_stats_slot[idx][i][j] = (int16_t)(slot + 1);
+		}
+	}
+}
+
+/* The statistics slot of @proc of version @vidx of program @idx, or -1. */
+static int rpc_stats_slot_of(int idx, size_t vidx, uint32_t proc)
+{
+	if (idx < 0 || vidx >= RPC_STATS_MAX_VERSIONS ||
+	    proc >= RPC_STATS_MAX_PROCS)
+		return -1;
+	return rpc_stats_slot[idx][vidx][proc] - 1;
+}
 
 void rpc_register_program(const struct rpc_program *prog)
 {
@@ -23,6 +68,7 @@ void rpc_register_program(const struct rpc_program *prog)
 	for (i = 0; i < rpc_nprograms; i++) {
 		if (rpc_programs[i]->prog == prog->prog) {
 			rpc_programs[i] = prog;
+			rpc_stats_register(i);
 			return;
 		}
 	}
@@ -32,16 +78,25 @@ void rpc_register_program(const struct rpc_program *prog)
 		return;
 	}
 	rpc_programs[rpc_nprograms++] = prog;
+	rpc_stats_register(rpc_nprograms - 1);
 }
 
-const struct rpc_program *rpc_find_program(uint32_t prog)
+/* Index of registered program @prog in rpc_programs, or -1. */
+static int find_program_idx(uint32_t prog)
 {
 	unsigned int i;
 
 	for (i = 0; i < rpc_nprograms; i++)
 		if (rpc_programs[i]->prog == prog)
-			return rpc_programs[i];
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+const struct rpc_program *rpc_find_program(uint32_t prog)
+{
+	int i = find_program_idx(prog);
+
+	return i < 0 ? NULL : rpc_programs[i];
 }
 
 /* Start the reply in a fresh buffer with room for @body bytes of body. */
@@ -77,6 +132,14 @@ static bool reply_accepted(struct rpc_call *call, enum accept_stat stat,
 	if (stat == PROG_MISMATCH)
 		return xdr_enc_u32(x, low) && xdr_enc_u32(x, high);
 	return true;
+}
+
+/* A call that names no procedure we serve: counted, then answered. */
+static bool reply_unserved(struct rpc_call *call, enum accept_stat stat,
+			   uint32_t low, uint32_t high)
+{
+	stats_call_rejected();
+	return reply_accepted(call, stat, low, high);
 }
 
 static bool reply_rpc_mismatch(struct rpc_call *call)
@@ -182,19 +245,28 @@ static const struct rpc_version *find_version(const struct rpc_program *p,
 	return NULL;
 }
 
-/* Decode, run and encode one procedure; false only when out of memory. */
-static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p)
+/*
+ * Decode, run and encode one procedure; false only when out of memory.
+ * *@stat gets the accept_stat answered, *@status the procedure's protocol
+ * status (RPC_PROC_RES_STATUS; else 0), for the statistics.
+ */
+static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p,
+			 enum accept_stat *stat, uint32_t *status)
 {
 	void *args = NULL, *res = NULL;
 	size_t start;
 
+	*stat = SYSTEM_ERR;
+	*status = 0;
 	if (p->args_size) {
 		args = rpc_call_alloc(call, p->args_size);
 		if (!args)
 			return false;
 	}
-	if (p->decode && !p->decode(&call->args, args))
+	if (p->decode && !p->decode(&call->args, args)) {
+		*stat = GARBAGE_ARGS;
 		return reply_accepted(call, GARBAGE_ARGS, 0, 0);
+	}
 	if (p->res_size) {
 		res = rpc_call_alloc(call, p->res_size);
 		if (!res)
@@ -202,6 +274,9 @@ static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p)
 	}
 	if (p->handle)
 		p->handle(call, args, res);
+	if ((p->flags & RPC_PROC_RES_STATUS) && p->res_size >= sizeof(*status))
+		memcpy(status, res, sizeof(*status));
+	*stat = SUCCESS;
 	if (!reply_alloc(call, p->max_reply ? p->max_reply
 					    : RPC_DEFAULT_MAX_REPLY))
 		goto out_release;
@@ -216,6 +291,7 @@ static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p)
 		call->res.tail_len = 0;
 		call->res.tail_pad = 0;
 		enc_accepted(&call->res, call->xid, SYSTEM_ERR);
+		*stat = SYSTEM_ERR;
 	}
 	if (p->release)
 		p->release(call, res);
@@ -234,8 +310,11 @@ bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
 	const struct rpc_proc *p;
 	struct drc_entry *drc = NULL;
 	enum auth_stat why;
+	enum accept_stat stat;
 	struct xdr_buf x;
-	uint32_t mtype, rpcvers;
+	uint32_t mtype, rpcvers, status;
+	uint64_t t0;
+	int pidx, slot;
 	bool ok;
 
 	xdr_init(&x, rec, len);
@@ -243,31 +322,40 @@ bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
 	if (!xdr_dec_u32(&x, &call->xid) || !xdr_dec_u32(&x, &mtype) ||
 	    mtype != CALL || !xdr_dec_u32(&x, &rpcvers))
 		return false;
-	if (rpcvers != RPC_VERSION)
+	if (rpcvers != RPC_VERSION) {
+		stats_call_rejected();
 		return reply_rpc_mismatch(call);
+	}
 	if (!xdr_dec_u32(&x, &call->prog) || !xdr_dec_u32(&x, &call->vers) ||
 	    !xdr_dec_u32(&x, &call->proc))
 		return false;
 	why = rpc_auth_decode(call, &x);
-	if (why != AUTH_OK)
+	if (why != AUTH_OK) {
+		stats_call_rejected();
 		return reply_auth_error(call, why);
+	}
 
-	prog = rpc_find_program(call->prog);
-	if (!prog)
-		return reply_accepted(call, PROG_UNAVAIL, 0, 0);
+	pidx = find_program_idx(call->prog);
+	if (pidx < 0)
+		return reply_unserved(call, PROG_UNAVAIL, 0, 0);
+	prog = rpc_programs[pidx];
 	vers = find_version(prog, call->vers);
 	if (!vers) {
 		if (!prog->nversions)
-			return reply_accepted(call, PROG_UNAVAIL, 0, 0);
-		return reply_accepted(call, PROG_MISMATCH,
+			return reply_unserved(call, PROG_UNAVAIL, 0, 0);
+		return reply_unserved(call, PROG_MISMATCH,
 				      prog->versions[0].vers,
 				      prog->versions[prog->nversions - 1].vers);
 	}
 	if (call->proc >= vers->nprocs)
-		return reply_accepted(call, PROC_UNAVAIL, 0, 0);
+		return reply_unserved(call, PROC_UNAVAIL, 0, 0);
 	p = &vers->procs[call->proc];
 	if (!p->name && !p->handle)
-		return reply_accepted(call, PROC_UNAVAIL, 0, 0);
+		return reply_unserved(call, PROC_UNAVAIL, 0, 0);
+	/* Latency: from here to the reply built (one clock read each end). */
+	slot = rpc_stats_slot_of(pidx, (size_t)(vers - prog->versions),
+				 call->proc);
+	t0 = stats_clock_ns();
 
 	xdr_init(&call->args, rec + x.pos, len - x.pos);
 	if (p->flags & RPC_PROC_NONIDEMPOTENT) {
@@ -276,13 +364,15 @@ bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
 		case DRC_IN_PROGRESS:
 			return false;
 		case DRC_REPLAY:
+			stats_call_done(slot, t0, false, false);
 			return true;
 		case DRC_MISS:
 			break;
 		}
 	}
-	ok = rpc_run_proc(call, p);
-	if (ok)
+	ok = rpc_run_proc(call, p, &stat, &status);
+	stats_call_done(slot, t0, !ok || stat != SUCCESS, status != 0);
+	if (ok && !(vers->status_retry && status == vers->status_retry))
 		drc_finish(drc, &call->res);
 	else
 		drc_abort(drc);

@@ -126,9 +126,21 @@ struct rpc_proc {
 	void (*release)(struct rpc_call *call, void *res);
 	uint32_t flags;
 	size_t max_reply; /* bytes of reply body the encoder may need */
+	/*
+	 * Optional: from the first @len bytes of the arguments (maybe not
+	 * all of them), the offset within the arguments of the payload byte
+	 * that should sit at an RPC_PAYLOAD_ALIGN-aligned address (WRITE:
+	 * the first byte that starts a file block), or 0 for none.
+	 */
+	size_t (*payload_align)(const uint8_t *args, size_t len);
 };
 
+#define RPC_PAYLOAD_ALIGN 4096
+
 #define RPC_PROC_NONIDEMPOTENT 0x1 /* goes through the duplicate request cache */
+/* @res starts with a uint32_t protocol status, 0 = OK; the statistics
+ * count any other value as an error of the procedure (core/stats.h). */
+#define RPC_PROC_RES_STATUS 0x2
 
 /* Reply body size assumed when a procedure leaves max_reply at 0. */
 #define RPC_DEFAULT_MAX_REPLY 4096
@@ -140,6 +152,12 @@ struct rpc_version {
 	uint32_t vers;
 	uint32_t nprocs;
 	const struct rpc_proc *procs; /* indexed by procedure number */
+	/*
+	 * The protocol status meaning "try again later" (NFS3ERR_JUKEBOX), or
+	 * 0: a reply with it (RPC_PROC_RES_STATUS procedures) is not kept in
+	 * the duplicate request cache, so the client's retry runs again.
+	 */
+	uint32_t status_retry;
 };
 
 struct rpc_program {
@@ -160,6 +178,15 @@ void rpc_register_program(const struct rpc_program *prog);
 
 /* rpc_find_program() - the registered program @prog, or NULL. */
 const struct rpc_program *rpc_find_program(uint32_t prog);
+
+/*
+ * rpc_record_align() - for a record whose first @len bytes are @head: the
+ * record offset that should be RPC_PAYLOAD_ALIGN-aligned (the call
+ * header and credentials skipped, then the procedure's payload_align), or
+ * 0 when unknown. Used by the transport to place a record in memory
+ * before its payload arrives; never trusted for anything else.
+ */
+size_t rpc_record_align(const uint8_t *head, size_t len);
 
 /*
  * rpc_process_record() - decode one complete RPC record (RFC 5531 §9),

@@ -18,11 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/iobuf.h"
 #include "core/log.h"
+#include "core/stats.h"
 #include "export/export.h"
 #include "nfs3/nfs3.h"
+#include "nfs4/nfs4.h"
 #include "rpc/pmap.h"
 #include "rpc/rpc.h"
+#include "server/control.h"
 #include "transport/transport.h"
 #include "vfs/vfs.h"
 
@@ -43,6 +47,8 @@ struct options {
 	unsigned int threads;
 	unsigned int loops;
 	uint32_t max_record;
+	uint64_t max_memory;
+	const char *metrics;
 };
 
 static struct options opt = {
@@ -59,8 +65,40 @@ enum {
 	OPT_THREADS,
 	OPT_LOOPS,
 	OPT_MAX_RECORD,
+	OPT_MAX_MEMORY,
 	OPT_LOG_LEVEL,
+	OPT_METRICS,
+	OPT_LEASE_TIME,
+	OPT_GRACE_TIME,
+	OPT_V4_DOMAIN,
+	OPT_MAX_OPS,
 };
+
+/* NFSv4 settings (--lease-time, --grace-time, --v4-domain, --max-ops). */
+static struct nfs4_config nfs4_cfg = {
+	.lease_time = 90,
+	.grace_time = 90,
+	.max_ops = 64,
+};
+
+/*
+ * Program 100003 with versions 3 and 4 on the same port: the RPC layer
+ * keeps one entry per program number, so both versions go in one table
+ * (filled by nfs_program_init(), as the version rows live in nfs3/nfs4).
+ */
+static struct rpc_version nfs_versions[2];
+static const struct rpc_program nfs_program = {
+	.prog = NFS_PROGRAM,
+	.name = "nfs",
+	.nversions = 2,
+	.versions = nfs_versions,
+};
+
+static void nfs_program_init(void)
+{
+	nfs_versions[0] = nfs3_version;
+	nfs_versions[1] = nfs4_version;
+}
 
 static const struct option long_opts[] = {
 	{ "export", required_argument, NULL, 'e' },
@@ -73,7 +111,13 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "loops", required_argument, NULL, OPT_LOOPS },
 	{ "max-record", required_argument, NULL, OPT_MAX_RECORD },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "lease-time", required_argument, NULL, OPT_LEASE_TIME },
+	{ "grace-time", required_argument, NULL, OPT_GRACE_TIME },
+	{ "v4-domain", required_argument, NULL, OPT_V4_DOMAIN },
+	{ "max-ops", required_argument, NULL, OPT_MAX_OPS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -101,9 +145,24 @@ static void usage(FILE *f)
 		"one per CPU)\n"
 		"      --max-record BYTES    largest RPC record (default "
 		"1114112)\n"
+		"      --max-memory BYTES    ceiling of payload buffers "
+		"(suffix K/M/G;\n"
+		"                            default 1G; JUKEBOX beyond it)\n"
 		"      --log-level LEVEL     error|warn|info|debug (default "
 		"info)\n"
+		"      --metrics ADDR:PORT   serve Prometheus metrics at "
+		"http://ADDR:PORT/metrics\n"
+		"      --lease-time SECONDS  NFSv4 lease (default 90)\n"
+		"      --grace-time SECONDS  NFSv4 grace after a restart "
+		"(default 90, 0 = none)\n"
+		"      --v4-domain DOMAIN    NFSv4 owners as name@DOMAIN "
+		"(default: numeric ids)\n"
+		"      --max-ops N           operations per NFSv4 COMPOUND "
+		"(default 64)\n"
 		"  -h, --help                this text\n"
+		"       nasd stats [--state-dir DIR] [--json|--prometheus]\n"
+		"                            print a running server's "
+		"statistics\n"
 		"Without --export or --config, STATE_DIR/export is created "
 		"and exported\nread-write to 127.0.0.1.\n");
 }
@@ -115,6 +174,44 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	errno = 0;
 	*out = strtoul(s, &end, 10);
 	return *s && !*end && !errno && *out <= max && s[0] != '-';
+}
+
+/* "1073741824", "512M", "1G": bytes, at least IOBUF_MIN_MAX_MEMORY. */
+static bool parse_bytes(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || s[0] == '-' || errno || end == s)
+		return false;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return *out >= IOBUF_MIN_MAX_MEMORY;
+}
+
+/* --metrics takes ADDR:PORT with a port (checked before any socket). */
+static bool metrics_addr_ok(const char *spec)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (transport_parse_addr(spec, 0, &ss, &len) < 0)
+		return false;
+	if (ss.ss_family == AF_INET)
+		return ((struct sockaddr_in *)&ss)->sin_port != 0;
+	return ((struct sockaddr_in6 *)&ss)->sin6_port != 0;
 }
 
 static int parse_args(int argc, char **argv)
@@ -167,6 +264,10 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			opt.max_record = (uint32_t)v;
 			break;
+		case OPT_MAX_MEMORY:
+			if (!parse_bytes(optarg, &opt.max_memory))
+				goto bad;
+			break;
 		case OPT_LOG_LEVEL:
 			if (!strcmp(optarg, "error"))
 				log_level_max = LL_ERROR;
@@ -178,6 +279,29 @@ static int parse_args(int argc, char **argv)
 				log_level_max = LL_DEBUG;
 			else
 				goto bad;
+			break;
+		case OPT_METRICS:
+			if (!metrics_addr_ok(optarg))
+				goto bad;
+			opt.metrics = optarg;
+			break;
+		case OPT_LEASE_TIME:
+			if (!parse_ulong(optarg, 3600, &v) || v < 10)
+				goto bad;
+			nfs4_cfg.lease_time = (uint32_t)v;
+			break;
+		case OPT_GRACE_TIME:
+			if (!parse_ulong(optarg, 3600, &v))
+				goto bad;
+			nfs4_cfg.grace_time = (uint32_t)v;
+			break;
+		case OPT_V4_DOMAIN:
+			nfs4_cfg.domain = optarg;
+			break;
+		case OPT_MAX_OPS:
+			if (!parse_ulong(optarg, 1024, &v) || v < 2)
+				goto bad;
+			nfs4_cfg.max_ops = (uint32_t)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -400,7 +524,7 @@ static int open_listeners(struct sockaddr_storage *nfs, unsigned int *nnfs)
 	for (i = 0; i < nm; i++)
 		pmap_add_program(&mount3_program, IPPROTO_TCP_PMAP, &m[i]);
 	for (i = 0; i < *nnfs; i++) {
-		pmap_add_program(&nfs3_program, IPPROTO_TCP_PMAP, &nfs[i]);
+		pmap_add_program(&nfs_program, IPPROTO_TCP_PMAP, &nfs[i]);
 		pmap_add_program(&mount3_program, IPPROTO_TCP_PMAP, &nfs[i]);
 	}
 	return 0;
@@ -507,6 +631,9 @@ int main(int argc, char **argv)
 	char err[512];
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "stats"))
+		return control_stats_main(argc - 1, argv + 1);
+	stats_init();
 	if (parse_args(argc, argv) < 0)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
@@ -527,8 +654,10 @@ int main(int argc, char **argv)
 	}
 	export_table_install(t);
 
-	rpc_register_program(&nfs3_program);
+	nfs_program_init();
+	rpc_register_program(&nfs_program);
 	rpc_register_program(&mount3_program);
+	iobuf_set_max_memory(opt.max_memory);
 	transport_limits_default(&lim);
 	if (opt.max_record)
 		lim.max_record = opt.max_record;
@@ -554,6 +683,10 @@ int main(int argc, char **argv)
 			 opt.portmap ? "" : "; --portmap serves one");
 	}
 
+	if (control_open(opt.state_dir, opt.metrics, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nasd: %s\n", err);
+		return 1;
+	}
 	if (!opt.foreground)
 		daemonize();
 
@@ -567,6 +700,15 @@ int main(int argc, char **argv)
 		log_err("cannot start the signal thread");
 		return 1;
 	}
+	/* NFSv4 state starts threads: after daemonize() and the mask. */
+	nfs4_cfg.state_dir = opt.state_dir;
+	ret = nfs4_init(&nfs4_cfg);
+	if (ret < 0) {
+		log_err("nfsv4 state in %s: %s", opt.state_dir, strerror(-ret));
+		return 1;
+	}
+	if (control_start() < 0)
+		log_warn("cannot start the control thread; no statistics");
 	for (i = 0; own_pmap && i < nudp; i++) {
 		ret = pmap_udp_start(udp[i]);
 		if (ret < 0)
@@ -577,6 +719,8 @@ int main(int argc, char **argv)
 	log_exports(t);
 
 	ret = transport_run();
+	control_stop();
+	nfs4_shutdown();
 	pmap_unregister_remote();
 	if (ret < 0) {
 		log_err("transport: %s", strerror(-ret));

@@ -15,10 +15,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/iobuf.h"
 #include "core/log.h"
+#include "core/stats.h"
 
 /* Fragment bytes still due at least this large are read in place. */
 #define DIRECT_READ_MIN 4096
+/*
+ * After a large record, the next header is read in a small piece (one
+ * header and the head the alignment hint needs), so that the next large
+ * payload is not staged and copied but received in place, aligned.
+ */
+#define BULK_STAGE (RM_HEAD_MAX + 4)
 
 static const uint8_t zero_pad[4];
 
@@ -48,6 +56,7 @@ struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
 	atomic_init(&c->refs, 1);
 	pthread_mutex_init(&c->lock, NULL);
 	rm_init(&c->dec, xprt.lim.max_record);
+	rm_set_align(&c->dec, rpc_record_align);
 	memcpy(&c->peer, peer, peer_len);
 	c->peer_len = peer_len;
 	c->privileged = sockaddr_privileged(peer);
@@ -119,8 +128,8 @@ void xcall_free(struct xcall *xc)
 	int i;
 
 	rpc_call_finish(&xc->rpc);
-	if (xc->rec_owned)
-		free(xc->rec);
+	iobuf_put(xc->rec_buf);
+	xc->rec_buf = NULL;
 	for (i = 0; i < XCALL_SPARES; i++) {
 		expect = NULL;
 		if (atomic_compare_exchange_strong(&c->spare[i], &expect, xc))
@@ -316,6 +325,7 @@ void conn_close(struct loop *lp, struct conn *c)
 		c->next->prev = c->prev;
 	lp->nconns--;
 	atomic_fetch_sub(&xprt.nconns, 1);
+	stats_conn_close();
 	/* The loop's reference is dropped after this round of events. */
 	c->prev = NULL;
 	c->next = lp->zombies;
@@ -338,14 +348,14 @@ static int conn_emit(struct loop *lp, struct conn *c)
 			memcpy(xc->arena, c->dec.rec, len);
 		xc->rec = xc->arena;
 		xc->rec_len = len;
-		xc->rec_owned = false;
+		xc->rec_buf = NULL;
 		off = (len + alignof(max_align_t) - 1) &
 		      ~(alignof(max_align_t) - 1);
 		rm_record_done(&c->dec);
 	} else {
-		xc->rec = rm_record_take(&c->dec, &xc->rec_len);
-		xc->rec_owned = true;
+		xc->rec = rm_record_take(&c->dec, &xc->rec_len, &xc->rec_buf);
 	}
+	c->bulk = xc->rec_len >= RM_ALIGN_MIN;
 	rpc_call_init(&xc->rpc, xc->arena + off, sizeof(xc->arena) - off);
 	xc->rpc.conn = c;
 	memcpy(&xc->rpc.peer, &c->peer, c->peer_len);
@@ -375,6 +385,33 @@ static int conn_emit(struct loop *lp, struct conn *c)
 }
 
 /*
+ * The pool refused storage for the record being read: wait for the relief
+ * hook (loop_mem_resume) unless memory came back in the meantime. Setting
+ * the waiter flag before the last try means a buffer freed after the try
+ * always wakes us.
+ */
+static void conn_mem_wait(struct conn *c)
+{
+	iobuf_wait_relief();
+	if (!rm_retry(&c->dec))
+		c->mem_paused = true;
+}
+
+/*
+ * Before reading another request: stop while the pool is above its high
+ * watermark (the socket then fills and TCP slows the client down).
+ * Returns true when the connection is paused.
+ */
+static bool conn_mem_check(struct conn *c)
+{
+	if (rm_need_mem(&c->dec))
+		conn_mem_wait(c);
+	else if (rm_idle(&c->dec) && iobuf_pressure() && iobuf_wait_relief())
+		c->mem_paused = true;
+	return c->mem_paused;
+}
+
+/*
  * Decode @len bytes; at the in-flight limit keep the rest in the stash.
  * Returns 0 or -errno (the connection must close).
  */
@@ -386,7 +423,7 @@ static int conn_feed(struct loop *lp, struct conn *c, const uint8_t *p,
 	int ret;
 
 	while (len) {
-		if (atomic_load(&c->paused)) {
+		if (atomic_load(&c->paused) || c->mem_paused) {
 			s = malloc(len);
 			if (!s)
 				return -ENOMEM;
@@ -402,6 +439,10 @@ static int conn_feed(struct loop *lp, struct conn *c, const uint8_t *p,
 			return (int)n;
 		p += n;
 		len -= (size_t)n;
+		if (rm_need_mem(&c->dec)) {
+			conn_mem_wait(c);
+			continue;
+		}
 		if (rm_record_complete(&c->dec)) {
 			ret = conn_emit(lp, c);
 			if (ret < 0)
@@ -438,7 +479,7 @@ static void conn_fail(struct loop *lp, struct conn *c, int err)
 void conn_read(struct loop *lp, struct conn *c)
 {
 	struct iovec iov[2];
-	size_t want, asked, direct, got;
+	size_t want, asked, direct, got, stage;
 	uint8_t *body, *s;
 	ssize_t n;
 	int niov, ret;
@@ -446,7 +487,7 @@ void conn_read(struct loop *lp, struct conn *c)
 	if (atomic_load(&c->closed) || atomic_load(&xprt.stopping))
 		return;
 	for (;;) {
-		if (atomic_load(&c->paused))
+		if (atomic_load(&c->paused) || c->mem_paused)
 			return;
 		/*
 		 * Stashed bytes precede anything still in the socket: a
@@ -464,6 +505,8 @@ void conn_read(struct loop *lp, struct conn *c)
 			}
 			continue;
 		}
+		if (conn_mem_check(c))
+			return;
 		niov = 0;
 		direct = 0;
 		body = rm_body_space(&c->dec, &want);
@@ -471,8 +514,9 @@ void conn_read(struct loop *lp, struct conn *c)
 			iov[niov++] = (struct iovec){ body, want };
 			direct = want;
 		}
-		iov[niov++] = (struct iovec){ lp->stage, sizeof(lp->stage) };
-		asked = direct + sizeof(lp->stage);
+		stage = c->bulk ? BULK_STAGE : sizeof(lp->stage);
+		iov[niov++] = (struct iovec){ lp->stage, stage };
+		asked = direct + stage;
 		n = readv(c->fd, iov, niov);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* RPC record marking decoder (RFC 5531 §11). */
+/*
+ * RPC record marking decoder (RFC 5531 §11), storing records in pooled
+ * buffers. The first fragment of a large record is not stored until its
+ * head (RM_HEAD_MAX bytes) is in: the alignment hint then says where the
+ * payload starts, and the buffer is placed so that the payload is aligned
+ * and can go to O_DIRECT without a copy.
+ */
 #include "transport/rm.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A buffer above this size is not kept between records. */
-#define RM_KEEP_MAX (64u * 1024)
+#include "core/iobuf.h"
 
 void rm_init(struct rm_decoder *d, uint32_t max_record)
 {
@@ -17,19 +22,36 @@ void rm_init(struct rm_decoder *d, uint32_t max_record)
 		d->max_record = RM_LEN_MASK;
 }
 
-void rm_destroy(struct rm_decoder *d)
+void rm_set_align(struct rm_decoder *d,
+		  size_t (*fn)(const uint8_t *head, size_t len))
 {
-	free(d->rec);
+	d->align = fn;
+}
+
+static void rm_drop_buf(struct rm_decoder *d)
+{
+	iobuf_put(d->buf);
+	d->buf = NULL;
 	d->rec = NULL;
 	d->rec_cap = 0;
+	d->shift = 0;
+}
+
+void rm_destroy(struct rm_decoder *d)
+{
+	rm_drop_buf(d);
 	d->rec_len = 0;
 }
 
-/* Make room for @flen more bytes; the size was checked by the caller. */
+/*
+ * Make room for @flen more bytes (the size was checked by the caller),
+ * keeping the bytes so far and the alignment shift. Returns 0 or -ENOMEM
+ * when the pool refuses.
+ */
 static int rm_reserve(struct rm_decoder *d, size_t flen)
 {
 	size_t need = d->rec_len + flen, cap;
-	uint8_t *p;
+	struct iobuf *b;
 
 	if (need <= d->rec_cap)
 		return 0;
@@ -45,12 +67,65 @@ static int rm_reserve(struct rm_decoder *d, size_t flen)
 		cap = d->max_record;
 	if (cap < need)
 		cap = need;
-	p = realloc(d->rec, cap);
-	if (!p)
+	b = iobuf_alloc(d->shift + cap);
+	if (!b)
 		return -ENOMEM;
-	d->rec = p;
-	d->rec_cap = cap;
+	if (d->rec_len)
+		memcpy(b->data + d->shift, d->rec, d->rec_len);
+	iobuf_put(d->buf);
+	d->buf = b;
+	d->rec = b->data + d->shift;
+	d->rec_cap = b->size - d->shift;
 	return 0;
+}
+
+/* Storage for the fragment whose frag_left bytes are due; or need_mem. */
+static void rm_store_fragment(struct rm_decoder *d)
+{
+	if (rm_reserve(d, d->frag_left) < 0) {
+		d->need_mem = true;
+		return;
+	}
+	d->need_mem = false;
+	d->in_body = true;
+}
+
+/* The head of a large first fragment is in: place and store it. */
+static void rm_store_head(struct rm_decoder *d)
+{
+	size_t at = d->align ? d->align(d->head, d->head_have) : 0;
+
+	/* Only an offset inside the fragment is worth honouring. */
+	if (at >= d->frag_left)
+		at = 0;
+	d->shift = (IOBUF_ALIGN - at % IOBUF_ALIGN) % IOBUF_ALIGN;
+	/* Nothing is stored yet: any buffer left is re-placed or dropped. */
+	if (d->buf && d->buf->size < d->shift + d->frag_left)
+		rm_drop_buf(d);
+	if (d->buf) {
+		d->rec = d->buf->data + d->shift;
+		d->rec_cap = d->buf->size - d->shift;
+	}
+	if (rm_reserve(d, d->frag_left) < 0) {
+		d->need_mem = true;
+		return;
+	}
+	d->need_mem = false;
+	d->in_head = false;
+	memcpy(d->rec, d->head, d->head_have);
+	d->in_body = true;
+	rm_body_advance(d, d->head_have);
+}
+
+bool rm_retry(struct rm_decoder *d)
+{
+	if (!d->need_mem)
+		return true;
+	if (d->in_head)
+		rm_store_head(d);
+	else
+		rm_store_fragment(d);
+	return !d->need_mem;
 }
 
 /* A complete header is in d->hdr: start its fragment. */
@@ -59,22 +134,31 @@ static int rm_start_fragment(struct rm_decoder *d)
 	uint32_t v = (uint32_t)d->hdr[0] << 24 | (uint32_t)d->hdr[1] << 16 |
 		     (uint32_t)d->hdr[2] << 8 | d->hdr[3];
 	uint32_t flen = v & RM_LEN_MASK;
-	int ret;
 
 	d->hdr_have = 0;
 	d->last = (v & RM_LAST_FRAG) != 0;
 	/* Check before any arithmetic or allocation. */
 	if (flen > d->max_record || d->rec_len > d->max_record - flen)
 		return -EMSGSIZE;
-	if (flen) {
-		ret = rm_reserve(d, flen);
-		if (ret < 0)
-			return ret;
-		d->frag_left = flen;
-		d->in_body = true;
-	} else if (d->last) {
-		d->complete = true;
+	if (!flen) {
+		if (d->last)
+			d->complete = true;
+		return 0;
 	}
+	d->frag_left = flen;
+	if (!d->rec_len && d->align && flen >= RM_ALIGN_MIN) {
+		d->in_head = true;
+		d->head_have = 0;
+		d->head_want = flen < RM_HEAD_MAX ? flen : RM_HEAD_MAX;
+		return 0;
+	}
+	if (!d->rec_len && d->buf) {
+		/* A new record: no alignment wanted. */
+		d->shift = 0;
+		d->rec = d->buf->data;
+		d->rec_cap = d->buf->size;
+	}
+	rm_store_fragment(d);
 	return 0;
 }
 
@@ -83,7 +167,9 @@ ssize_t rm_decode(struct rm_decoder *d, const uint8_t *src, size_t len)
 	size_t off = 0, n;
 	int ret;
 
-	while (off < len && !d->complete) {
+	if (d->need_mem && !rm_retry(d))
+		return 0;
+	while (off < len && !d->complete && !d->need_mem) {
 		if (d->in_body) {
 			n = len - off;
 			if (n > d->frag_left)
@@ -91,6 +177,17 @@ ssize_t rm_decode(struct rm_decoder *d, const uint8_t *src, size_t len)
 			memcpy(d->rec + d->rec_len, src + off, n);
 			off += n;
 			rm_body_advance(d, n);
+			continue;
+		}
+		if (d->in_head) {
+			n = d->head_want - d->head_have;
+			if (n > len - off)
+				n = len - off;
+			memcpy(d->head + d->head_have, src + off, n);
+			d->head_have += (uint32_t)n;
+			off += n;
+			if (d->head_have == d->head_want)
+				rm_store_head(d);
 			continue;
 		}
 		n = 4u - d->hdr_have;
@@ -129,13 +226,19 @@ void rm_body_advance(struct rm_decoder *d, size_t n)
 	}
 }
 
-uint8_t *rm_record_take(struct rm_decoder *d, size_t *len)
+uint8_t *rm_record_take(struct rm_decoder *d, size_t *len,
+			struct iobuf **buf)
 {
-	uint8_t *p = d->rec;
+	uint8_t *p = d->rec_len ? d->rec : NULL;
 
 	*len = d->rec_len;
-	d->rec = NULL;
-	d->rec_cap = 0;
+	*buf = p ? d->buf : NULL;
+	if (p) {
+		d->buf = NULL;
+		d->rec = NULL;
+		d->rec_cap = 0;
+	}
+	d->shift = 0;
 	d->rec_len = 0;
 	d->complete = false;
 	d->last = false;
@@ -144,12 +247,9 @@ uint8_t *rm_record_take(struct rm_decoder *d, size_t *len)
 
 void rm_record_done(struct rm_decoder *d)
 {
+	/* Back to the pool (this thread's shard, so the next one reuses it). */
+	rm_drop_buf(d);
 	d->rec_len = 0;
 	d->complete = false;
 	d->last = false;
-	if (d->rec_cap > RM_KEEP_MAX) {
-		free(d->rec);
-		d->rec = NULL;
-		d->rec_cap = 0;
-	}
 }

@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/iobuf.h"
 #include "core/log.h"
+#include "core/stats.h"
 
 struct transport xprt = {
 	.stop_fd = -1,
@@ -246,6 +248,38 @@ static void loop_attach(struct loop *lp, struct conn *c)
 	}
 }
 
+/*
+ * transport_mem_relief() - the iobuf pool's relief hook (any thread):
+ * memory fell below the low watermark, so every loop resumes the
+ * connections it paused at the memory ceiling.
+ */
+void transport_mem_relief(void)
+{
+	struct loop *loops = xprt.loops;
+	unsigned int i;
+
+	if (!loops)
+		return;
+	for (i = 0; i < xprt.nloops; i++) {
+		atomic_store(&loops[i].mem_relief, true);
+		loop_wake(&loops[i]);
+	}
+}
+
+/* Resume the connections paused for memory (loop side). */
+static void loop_mem_resume(struct loop *lp)
+{
+	struct conn *c, *next;
+
+	for (c = lp->conns; c; c = next) {
+		next = c->next;
+		if (!c->mem_paused)
+			continue;
+		c->mem_paused = false;
+		conn_read(lp, c);
+	}
+}
+
 static void loop_drain_inbox(struct loop *lp)
 {
 	struct conn *news, *c;
@@ -254,6 +288,8 @@ static void loop_drain_inbox(struct loop *lp)
 
 	if (read(lp->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		log_debug("transport: eventfd read: %s", strerror(errno));
+	if (atomic_exchange(&lp->mem_relief, false))
+		loop_mem_resume(lp);
 	pthread_mutex_lock(&lp->inbox_lock);
 	news = lp->new_head;
 	lp->new_head = NULL;
@@ -326,6 +362,7 @@ static void loop_accept(struct loop *lp, struct listener *l)
 			continue;
 		}
 		atomic_fetch_add(&xprt.nconns, 1);
+		stats_conn_open();
 		to = &xprt.loops[atomic_fetch_add(&xprt.rr, 1) % xprt.nloops];
 		if (to == lp) {
 			loop_attach(lp, c);
@@ -522,6 +559,7 @@ int transport_run(void)
 	ret = workq_start(xprt.nworkers);
 	if (ret < 0)
 		goto out_free;
+	iobuf_set_relief_hook(transport_mem_relief);
 	for (i = 0; i < xprt.nloops; i++) {
 		ret = -pthread_create(&xprt.loops[i].thread, NULL, loop_main,
 				      &xprt.loops[i]);
@@ -550,6 +588,7 @@ int transport_run(void)
 		loop_put_zombies(&xprt.loops[i]);
 	}
 	workq_stop();
+	iobuf_set_relief_hook(NULL);
 	for (i = 0; i < xprt.nlisteners; i++)
 		close(xprt.listeners[i].fd);
 	xprt.nlisteners = 0;

@@ -37,7 +37,7 @@ struct xcall {
 	struct xcall *next;
 	uint8_t *rec;
 	size_t rec_len;
-	bool rec_owned;       /* rec is malloc'd, not in the arena */
+	struct iobuf *rec_buf; /* pooled buffer holding rec, or NULL (arena) */
 	uint32_t mark;        /* record mark, big-endian */
 	int iov_first;
 	int iov_cnt;
@@ -64,6 +64,8 @@ struct conn {
 	_Atomic(struct xcall *) spare[XCALL_SPARES];
 
 	/* Owned by the loop thread. */
+	bool mem_paused;      /* reading stopped by the memory ceiling */
+	bool bulk;            /* last record was large: read headers small */
 	struct rm_decoder dec;
 	uint8_t *stash;       /* bytes read but not decoded while paused */
 	size_t stash_off;
@@ -97,7 +99,8 @@ struct loop {
 	pthread_t thread;
 	unsigned int idx;
 	int epfd;
-	int evfd;             /* wakes the loop: inbox, stop */
+	int evfd;             /* wakes the loop: inbox, stop, memory */
+	atomic_bool mem_relief; /* memory freed: resume mem_paused conns */
 	pthread_mutex_t inbox_lock;
 	struct conn *new_head;
 	struct conn *resume_head;
@@ -139,6 +142,7 @@ void xcall_free(struct xcall *xc);
 
 /* transport.c */
 void loop_post_resume(struct conn *c);
+void transport_mem_relief(void);
 void loop_flush_batch(struct loop *lp);
 
 /* workq.c */

@@ -57,6 +57,52 @@ static int name_for_change(struct vfs_obj *dir, const char *name, size_t len,
 	return 0;
 }
 
+/*
+ * A parent reached by ".." must lie inside the export: a directory moved
+ * out of the export keeps a working handle (as with knfsd's
+ * no_subtree_check), but it must not lead a client up into the rest of
+ * the filesystem. Walk up from @fd to the export root, as root (the
+ * caller may not search the directories above the export); the
+ * filesystem's root or a mount boundary first means outside: -ESTALE.
+ */
+static int vfs_parent_in_export(const struct vfs_export *ex, int fd)
+{
+	struct vfs_root_save save;
+	struct stat st, up;
+	int cur = fd, next, ret = -ESTALE;
+
+	vfs_root_enter(&save);
+	for (int depth = 0; depth < VFS_PATH_MAX / 2; depth++) {
+		if (fstat(cur, &st) < 0) {
+			ret = -errno;
+			break;
+		}
+		if (st.st_dev == ex->dev && st.st_ino == ex->ino) {
+			ret = 0;
+			break;
+		}
+		if (st.st_dev != ex->dev)
+			break;
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0) {
+			ret = -errno;
+			break;
+		}
+		if (fstat(next, &up) < 0 ||
+		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			close(next);
+			break;
+		}
+		if (cur != fd)
+			close(cur);
+		cur = next;
+	}
+	if (cur != fd)
+		close(cur);
+	vfs_root_leave(&save);
+	return ret;
+}
+
 int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
 	       struct vfs_obj **out)
 {
@@ -80,12 +126,20 @@ int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
 		*out = dir;
 		return 0;
 	}
-	if (buf[0] == '.' && buf[1] == '.' && buf[2] == '\0')
+	if (buf[0] == '.' && buf[1] == '.' && buf[2] == '\0') {
 		fd = openat(dir->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	else
+		if (fd < 0)
+			return -errno;
+		ret = vfs_parent_in_export(dir->ex, fd);
+		if (ret < 0) {
+			close(fd);
+			return ret;
+		}
+	} else {
 		fd = openat(dir->fd, buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+		if (fd < 0)
+			return -errno;
+	}
 	/* Adopting re-checks the device: a mount point is -EXDEV. */
 	return vfs_obj_from_fd(dir->ex, fd, true, out);
 }

@@ -295,14 +295,25 @@ int vfs_obj_fh(const struct vfs_obj *o, void *buf, size_t max)
  */
 int vfs_kh_of_fd(int fd, struct vfs_kh *kh)
 {
+	int mnt;
+
+	return vfs_kh_of_fd_mnt(fd, kh, &mnt);
+}
+
+/*
+ * vfs_kh_of_fd_mnt() - vfs_kh_of_fd() that also gives the id of the mount
+ * @fd is on (a bind mount of the same filesystem has the same st_dev but
+ * another mount id).
+ */
+int vfs_kh_of_fd_mnt(int fd, struct vfs_kh *kh, int *mnt_id)
+{
 	union {
 		struct file_handle fh;
 		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
 	} u;
-	int mnt;
 
 	u.fh.handle_bytes = VFS_KH_MAX;
-	if (name_to_handle_at(fd, "", &u.fh, &mnt, AT_EMPTY_PATH) < 0)
+	if (name_to_handle_at(fd, "", &u.fh, mnt_id, AT_EMPTY_PATH) < 0)
 		return -errno;
 	if (u.fh.handle_bytes == 0 || u.fh.handle_bytes > VFS_KH_MAX)
 		return -EOVERFLOW;
@@ -384,4 +395,54 @@ int vfs_obj_from_fh(struct vfs_export *ex, const void *fh, size_t len,
 out_close:
 	close(fd);
 	return ret;
+}
+
+/*
+ * Opaque handles (version VFS_FH_OPAQUE_VERSION): for objects a protocol
+ * synthesises itself, such as NFSv4 pseudo-filesystem directories.
+ * Layout: version, payload length N (1..VFS_FH_OPAQUE_MAX), N payload
+ * bytes, 8-byte MAC over the rest. vfs_fh_export_id() refuses them (other
+ * version), so they never name an export's file.
+ */
+#define VFS_FH_OPAQUE_VERSION 2
+
+int vfs_fh_mint_opaque(const void *payload, size_t n, void *buf, size_t max)
+{
+	uint8_t *p = buf;
+	size_t len = 2 + n + VFS_FH_MAC;
+
+	pthread_once(&secret_once, secret_boot);
+	if (n == 0 || n > VFS_FH_OPAQUE_MAX)
+		return -EINVAL;
+	if (len > max)
+		return -EOVERFLOW;
+	p[0] = VFS_FH_OPAQUE_VERSION;
+	p[1] = (uint8_t)n;
+	memcpy(p + 2, payload, n);
+	fh_mac(p, len - VFS_FH_MAC, p + len - VFS_FH_MAC);
+	return (int)len;
+}
+
+int vfs_fh_verify_opaque(const void *fh, size_t len, void *payload,
+			 size_t max)
+{
+	const uint8_t *p = fh;
+	uint8_t mac[VFS_FH_MAC];
+	size_t n;
+
+	pthread_once(&secret_once, secret_boot);
+	if (fh == NULL || len < 2 + 1 + VFS_FH_MAC || len > VFS_FH_MAX)
+		return -EBADHANDLE;
+	if (p[0] != VFS_FH_OPAQUE_VERSION)
+		return -EBADHANDLE;
+	n = p[1];
+	if (n == 0 || n > VFS_FH_OPAQUE_MAX || n != len - 2 - VFS_FH_MAC)
+		return -EBADHANDLE;
+	fh_mac(p, len - VFS_FH_MAC, mac);
+	if (!mac_equal(mac, p + len - VFS_FH_MAC))
+		return -EBADHANDLE;
+	if (n > max)
+		return -EOVERFLOW;
+	memcpy(payload, p + 2, n);
+	return (int)n;
 }

@@ -45,9 +45,10 @@ static void global_init_once(void)
 	umask(0);
 
 	/*
-	 * Each cached object may hold up to three fds; raise the soft fd
-	 * limit to the hard one and size the cache to fit under it, with
-	 * room left for sockets and directory listings.
+	 * Each cached object may hold up to four fds (O_PATH, two buffered
+	 * data fds, one O_DIRECT); raise the soft fd limit to the hard one
+	 * and size the cache to fit under it, with room left for sockets
+	 * and directory listings.
 	 */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		if (rl.rlim_cur < rl.rlim_max) {
@@ -57,8 +58,8 @@ static void global_init_once(void)
 		}
 		if (rl.rlim_cur != RLIM_INFINITY) {
 			uint64_t avail = rl.rlim_cur > 2048
-						 ? (rl.rlim_cur - 1024) / 3
-						 : rl.rlim_cur / 6;
+						 ? (rl.rlim_cur - 1024) / 4
+						 : rl.rlim_cur / 8;
 			if (avail < cap)
 				cap = avail;
 		}
@@ -179,6 +180,7 @@ static void obj_free(struct vfs_obj *o)
 	fd = atomic_load(&o->wfd);
 	if (fd >= 0)
 		close(fd);
+	vfs_obj_dio_close(o);
 	vfs_export_put(o->ex);
 	free(o);
 }
@@ -262,6 +264,7 @@ int vfs_obj_adopt(struct vfs_export *ex, int fd, const struct stat *st,
 	n->fd = fd;
 	atomic_init(&n->rfd, -1);
 	atomic_init(&n->wfd, -1);
+	vfs_obj_dio_init(n);
 	n->type = vfs_ftype_of_mode(st->st_mode);
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;
@@ -303,7 +306,7 @@ int vfs_obj_from_fd(struct vfs_export *ex, int fd, bool adopt,
 {
 	struct vfs_kh kh;
 	struct stat st;
-	int ret, pfd;
+	int ret, pfd, mnt;
 
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
@@ -313,9 +316,14 @@ int vfs_obj_from_fd(struct vfs_export *ex, int fd, bool adopt,
 		ret = -EXDEV;
 		goto out_close;
 	}
-	ret = vfs_kh_of_fd(fd, &kh);
+	ret = vfs_kh_of_fd_mnt(fd, &kh, &mnt);
 	if (ret < 0)
 		goto out_close;
+	/* A bind mount inside the export: same st_dev, another mount. */
+	if (mnt != ex->mnt_id) {
+		ret = -EXDEV;
+		goto out_close;
+	}
 	if (vfs_obj_find(ex, &kh, out) == 0) {
 		if (adopt)
 			close(fd);
@@ -482,6 +490,8 @@ int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out)
 	if (ex == NULL)
 		return -ENOMEM;
 	atomic_init(&ex->refs, 1);
+	atomic_init(&ex->opens, 1);
+	atomic_init(&ex->io, VFS_IO_AUTO);
 	ex->id = id;
 	ex->root_fd = -1;
 	ex->path = realpath(path, NULL);
@@ -501,7 +511,7 @@ int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out)
 	}
 	ex->dev = st.st_dev;
 	ex->ino = st.st_ino;
-	ret = vfs_kh_of_fd(ex->root_fd, &kh);
+	ret = vfs_kh_of_fd_mnt(ex->root_fd, &kh, &ex->mnt_id);
 	if (ret < 0) {
 		log_err("vfs: %s: filesystem without file handles: %s",
 			ex->path, strerror(-ret));
@@ -556,15 +566,34 @@ void vfs_export_close(struct vfs_export *ex)
 {
 	if (ex == NULL)
 		return;
+	/* Still open in another export table (kept across a reload). */
+	if (atomic_fetch_sub(&ex->opens, 1) != 1)
+		return;
 	vfs_obj_put(ex->root);
 	ex->root = NULL;
 	cache_purge(ex);
 	vfs_export_put(ex);
 }
 
+struct vfs_export *vfs_export_reuse(struct vfs_export *ex)
+{
+	atomic_fetch_add(&ex->opens, 1);
+	return ex;
+}
+
 uint32_t vfs_export_id(const struct vfs_export *ex)
 {
 	return ex->id;
+}
+
+void vfs_export_set_io(struct vfs_export *ex, enum vfs_io io)
+{
+	atomic_store(&ex->io, (int)io);
+}
+
+enum vfs_io vfs_export_io(const struct vfs_export *ex)
+{
+	return (enum vfs_io)atomic_load(&((struct vfs_export *)ex)->io);
 }
 
 /* vfs_export_path() - the resolved path of @ex's root. */

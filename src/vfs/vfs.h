@@ -105,9 +105,37 @@ struct vfs_export;
  */
 int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out);
 void vfs_export_close(struct vfs_export *ex);
+
+/*
+ * vfs_export_reuse() - open @ex once more (an export kept across a reload
+ * of the export table): the caller owns one more open, given back with
+ * vfs_export_close(). The root is not looked up again, so a path that was
+ * swapped for a symlink since start-up is not followed.
+ */
+struct vfs_export *vfs_export_reuse(struct vfs_export *ex);
 uint32_t vfs_export_id(const struct vfs_export *ex);
 /* vfs_export_path() - the export root as resolved at open (realpath). */
 const char *vfs_export_path(const struct vfs_export *ex);
+
+/*
+ * How READ/WRITE reach the file (DESIGN.md §4). BUFFERED goes through the
+ * page cache. DIRECT uses O_DIRECT into aligned buffers, unaligned heads
+ * and tails by read-modify-write of their blocks, so the page cache does
+ * not grow. AUTO uses O_DIRECT for requests of at least VFS_IO_AUTO_MIN
+ * bytes whose offset and length (and, for writes, buffer) are aligned,
+ * and the page cache for the rest.
+ */
+enum vfs_io {
+	VFS_IO_AUTO = 0,
+	VFS_IO_BUFFERED = 1,
+	VFS_IO_DIRECT = 2,
+};
+
+#define VFS_IO_AUTO_MIN (64u << 10)
+
+/* vfs_export_set_io() - the data path of @ex from now on. */
+void vfs_export_set_io(struct vfs_export *ex, enum vfs_io io);
+enum vfs_io vfs_export_io(const struct vfs_export *ex);
 
 /*
  * vfs_secret_init() - load the handle MAC key from @state_dir/handle.key,
@@ -123,6 +151,19 @@ void vfs_secret_set(const uint8_t key[16]);
  * the export id it names. -EBADHANDLE if malformed or forged.
  */
 int vfs_fh_export_id(const void *fh, size_t len, uint32_t *export_id);
+
+/*
+ * Opaque MAC'd handles for objects a protocol synthesises (NFSv4 pseudo-fs
+ * nodes): a distinct version byte, so they never name an export's file.
+ * vfs_fh_mint_opaque() writes the handle of @payload (1..VFS_FH_OPAQUE_MAX
+ * bytes) into @buf and returns its length, -EOVERFLOW (@max too small) or
+ * -EINVAL. vfs_fh_verify_opaque() checks format and MAC and copies the
+ * payload out: its length, -EBADHANDLE (forged/other kind) or -EOVERFLOW.
+ */
+#define VFS_FH_OPAQUE_MAX 64
+int vfs_fh_mint_opaque(const void *payload, size_t n, void *buf, size_t max);
+int vfs_fh_verify_opaque(const void *fh, size_t len, void *payload,
+			 size_t max);
 
 /*
  * An open reference to one file: refcounted, from a bounded cache keyed
@@ -194,6 +235,19 @@ ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size);
 ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
 		 bool *eof);
 
+struct iobuf;
+
+/*
+ * vfs_read_buf() - up to @len bytes at @off into a pooled buffer that the
+ * vfs chooses for the export's data path (aligned for O_DIRECT): on
+ * success the caller owns *@out (give it back with iobuf_put) and the data
+ * is (*@out)->data + *@start. Returns bytes read (short only at end of
+ * file) and sets *@eof, or -errno; -EJUKEBOX when the buffer pool is at
+ * its memory ceiling (nothing is returned in *@out then).
+ */
+ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
+		     struct iobuf **out, size_t *start, bool *eof);
+
 enum vfs_stable {
 	VFS_UNSTABLE = 0,
 	VFS_DATA_SYNC = 1,
@@ -202,7 +256,10 @@ enum vfs_stable {
 
 /*
  * vfs_write() - @len bytes at @off. With DATA_SYNC/FILE_SYNC the data is
- * on stable storage before return. Returns bytes written or -errno.
+ * on stable storage before return. In direct mode @buf is written without
+ * a copy when its block-aligned part sits at an address aligned for
+ * O_DIRECT, else through a pooled bounce buffer. Returns bytes
+ * written or -errno (-EJUKEBOX when the buffer pool is at its ceiling).
  */
 ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf,
 		  size_t len, enum vfs_stable stable);
@@ -267,5 +324,75 @@ int vfs_statfs(struct vfs_obj *o, struct vfs_statfs *st);
 
 /* Server boot verifier for WRITE/COMMIT: differs on every server start. */
 uint64_t vfs_write_verifier(void);
+
+/*
+ * Space and server-side data operations (space.c), for NFSv4.2's
+ * ALLOCATE, DEALLOCATE, SEEK, COPY, CLONE, READ_PLUS and IO_ADVISE.
+ * Regular files only (-EISDIR / -EINVAL otherwise); the caller needs
+ * write permission on the target (read on a copy or clone source).
+ */
+
+/* vfs_allocate() - reserve blocks for [@off, @off + @len) (fallocate
+ * mode 0; the size grows when the range ends past it). @len 0 is -EINVAL,
+ * a range past the largest offset -EFBIG. Returns 0 or -errno. */
+int vfs_allocate(struct vfs_obj *o, uint64_t off, uint64_t len);
+
+/* vfs_deallocate() - punch a hole over [@off, @off + @len): reads of it
+ * return zeros afterwards; the size does not change. 0 or -errno. */
+int vfs_deallocate(struct vfs_obj *o, uint64_t off, uint64_t len);
+
+enum vfs_seek_what {
+	VFS_SEEK_DATA = 0,
+	VFS_SEEK_HOLE = 1,
+};
+
+/*
+ * vfs_seek() - the first offset >= @off that starts data (or a hole; the
+ * end of the file counts as a hole), in *@pos, and the file size in
+ * *@size. When no data follows @off, *@pos is the size. @off at or past
+ * the end of the file is -ENXIO. Returns 0 or -errno.
+ */
+int vfs_seek(struct vfs_obj *o, uint64_t off, enum vfs_seek_what what,
+	     uint64_t *pos, uint64_t *size);
+
+/*
+ * vfs_copy_range() - copy @count bytes (0 = to the end of the source)
+ * from @src at @soff to @dst at @doff inside the kernel
+ * (copy_file_range, or a bounce buffer where the kernel declines), at
+ * most @max bytes in this call. A source range past the source's end, or
+ * overlapping ranges of one file, are -EINVAL. With @stable other than
+ * VFS_UNSTABLE the data is on stable storage before return. Returns the
+ * bytes copied (short only at @max or if the source shrank) or -errno.
+ */
+ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff,
+		       struct vfs_obj *dst, uint64_t doff, uint64_t count,
+		       uint64_t max, enum vfs_stable stable);
+
+/*
+ * vfs_clone_range() - share @src's blocks [@soff, @soff + @count) with
+ * @dst at @doff (FICLONERANGE; @count 0 = to the end of the source).
+ * -ENOTSUPP when the filesystem cannot clone (ext4), -EINVAL for a range
+ * past the source's end, overlapping ranges of one file, or offsets not
+ * aligned to the block size. Returns 0 or -errno.
+ */
+int vfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
+		    uint64_t doff, uint64_t count);
+
+/* vfs_clone_blksize() - the alignment clones need (the block size). */
+int vfs_clone_blksize(struct vfs_obj *o, uint32_t *blksize);
+
+enum vfs_advice {
+	VFS_ADV_NORMAL = 0,
+	VFS_ADV_SEQUENTIAL = 1,
+	VFS_ADV_RANDOM = 2,
+	VFS_ADV_WILLNEED = 3,
+	VFS_ADV_DONTNEED = 4,
+	VFS_ADV_NOREUSE = 5,
+};
+
+/* vfs_advise() - tell the kernel how [@off, @off + @len) will be used
+ * (posix_fadvise; @len 0 = to the end). Returns 0 or -errno. */
+int vfs_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
+	       enum vfs_advice advice);
 
 #endif

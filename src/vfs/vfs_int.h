@@ -34,6 +34,9 @@ struct vfs_export {
 	char *path;	      /* realpath() of the export root */
 	struct vfs_obj *root; /* pinned reference */
 	atomic_int refs;      /* open ref + one per cached object */
+	atomic_int opens;     /* vfs_export_open/reuse minus close */
+	int mnt_id;	      /* mount of the root: exports do not cross */
+	atomic_int io;	      /* enum vfs_io */
 };
 
 struct vfs_obj {
@@ -49,6 +52,14 @@ struct vfs_obj {
 	int fd;		       /* O_PATH, never -1 */
 	atomic_int rfd;	       /* lazily opened O_RDONLY, or -1 */
 	atomic_int wfd;	       /* lazily opened O_RDWR, or -1 */
+	/* Direct I/O (dio.c): O_DIRECT fds, their alignment, RMW lock. */
+	atomic_int dfd;	       /* lazily opened O_DIRECT (O_RDWR if it can
+				  be, else O_RDONLY: see dfd_ro), or -1 */
+	atomic_int dfd_ro;     /* 0, or the -errno of opening it O_RDWR */
+	atomic_uint dio_align; /* offset/length alignment, 0 = not yet */
+	atomic_uint dio_malign; /* buffer address alignment */
+	atomic_bool dio_off;   /* O_DIRECT refused here: buffered only */
+	pthread_rwlock_t dio_lock; /* shared: aligned I/O; excl.: RMW */
 	enum vfs_ftype type;
 	dev_t dev;
 	ino_t ino;
@@ -59,6 +70,7 @@ struct vfs_obj {
 /* handle.c */
 uint64_t vfs_secret_hash(const void *msg, size_t len);
 int vfs_kh_of_fd(int fd, struct vfs_kh *kh);
+int vfs_kh_of_fd_mnt(int fd, struct vfs_kh *kh, int *mnt_id);
 int vfs_kh_open(struct vfs_export *ex, const struct vfs_kh *kh, int flags);
 
 /* obj.c */
@@ -89,6 +101,15 @@ enum vfs_ftype vfs_ftype_of_mode(mode_t mode);
 int vfs_check_access(struct vfs_obj *o, int mode);
 int vfs_check_data(struct vfs_obj *o, bool write);
 void vfs_proc_path(char *buf, size_t size, int fd);
+
+/* dio.c */
+void vfs_obj_dio_init(struct vfs_obj *o);
+void vfs_obj_dio_close(struct vfs_obj *o);
+int vfs_obj_dio_fd(struct vfs_obj *o, bool write);
+ssize_t vfs_dio_read(struct vfs_obj *o, int fd, uint64_t off, size_t len,
+		     struct iobuf **out, size_t *start, bool *eof);
+ssize_t vfs_dio_write(struct vfs_obj *o, int fd, uint64_t off,
+		      const uint8_t *buf, size_t len, int flags);
 
 /* dir.c */
 int vfs_name_check(const char *name, size_t len, char *buf);

@@ -59,6 +59,15 @@ static void h_slow(struct rpc_call *call, const void *args, void *res)
 	*(uint32_t *)res = 99;
 }
 
+/* A status-first result that says "try again later" (like JUKEBOX). */
+#define TEST_STATUS_RETRY 10008
+
+static void h_retry(struct rpc_call *call, const void *args, void *res)
+{
+	atomic_fetch_add(&runs, 1);
+	*(uint32_t *)res = TEST_STATUS_RETRY;
+}
+
 static bool enc_big(struct xdr_buf *x, const void *res)
 {
 	uint8_t junk[64] = { 0 };
@@ -105,6 +114,15 @@ static const struct rpc_proc test_v2_procs[] = {
 		.handle = h_slow,
 		.encode = enc_u32,
 	},
+	[7] = {
+		.name = "RETRY",
+		.args_size = sizeof(uint32_t),
+		.res_size = sizeof(uint32_t),
+		.decode = dec_u32,
+		.handle = h_retry,
+		.encode = enc_u32,
+		.flags = RPC_PROC_NONIDEMPOTENT | RPC_PROC_RES_STATUS,
+	},
 };
 
 static const struct rpc_proc test_v4_procs[] = {
@@ -114,7 +132,8 @@ static const struct rpc_proc test_v4_procs[] = {
 };
 
 static const struct rpc_version test_versions[] = {
-	{ .vers = 2, .nprocs = 7, .procs = test_v2_procs },
+	{ .vers = 2, .nprocs = 8, .procs = test_v2_procs,
+	  .status_retry = TEST_STATUS_RETRY },
 	{ .vers = 4, .nprocs = 1, .procs = test_v4_procs },
 };
 
@@ -327,7 +346,7 @@ static void test_proc_unavail(void **state)
 	auth_none(&m);
 	run(&m, &r);
 	assert_accepted(&r, 10, PROC_UNAVAIL);
-	call_hdr(&m, 11, CALL, 2, TEST_PROG, 2, 7); /* past the end */
+	call_hdr(&m, 11, CALL, 2, TEST_PROG, 2, 8); /* past the end */
 	auth_none(&m);
 	run(&m, &r);
 	assert_accepted(&r, 11, PROC_UNAVAIL);
@@ -465,6 +484,28 @@ static void test_not_a_call(void **state)
 	m.x.pos = 0;
 	run(&m, &r);
 	assert_false(r.sent);
+}
+
+/*
+ * A "try again later" answer (JUKEBOX) is not cached: the client's retry
+ * with the same xid must run the procedure again.
+ */
+static void test_drc_skips_retry_status(void **state)
+{
+	struct msg m;
+	struct result r1, r2;
+
+	call_hdr(&m, 77, CALL, 2, TEST_PROG, 2, 7);
+	auth_sys(&m, 8, 1, 0);
+	assert_true(xdr_enc_u32(&m.x, 1));
+	run(&m, &r1);
+	assert_accepted(&r1, 77, SUCCESS);
+	assert_int_equal(r1.w[6], TEST_STATUS_RETRY);
+	run(&m, &r2);
+	assert_true(r2.sent);
+	assert_int_equal(r2.w[6], TEST_STATUS_RETRY);
+	assert_int_equal(atomic_load(&runs), 2);
+	drc_flush();
 }
 
 static void test_drc_replay(void **state)
@@ -705,6 +746,7 @@ int main(void)
 		cmocka_unit_test_setup(test_auth_flavors, setup),
 		cmocka_unit_test_setup(test_not_a_call, setup),
 		cmocka_unit_test_setup(test_drc_replay, setup),
+		cmocka_unit_test_setup(test_drc_skips_retry_status, setup),
 		cmocka_unit_test_setup(test_arena, setup),
 		cmocka_unit_test_setup(test_transport_loopback, setup),
 		cmocka_unit_test_setup(test_transport_limits_and_stop, setup),
