@@ -1,6 +1,7 @@
 #!/bin/bash
 # Run the whole suite: every meson test (unit + integration) in the normal
-# build, and everything but suite 'slow' in the ASan+UBSan build.
+# build, everything but suite 'slow' in the ASan+UBSan build, and each
+# libFuzzer target briefly (FUZZ_SECONDS, default 20; 0 = not run).
 # The last line printed is "N passed, N failed, N skipped"; the exit status
 # is non-zero if any test failed or timed out, or a build/test run broke.
 #
@@ -66,6 +67,25 @@ if [ -n "$ASAN_BUILD" ]; then
 	else
 		run_meson asan "$ASAN_BUILD" --no-suite slow
 	fi
+fi
+
+# Fuzzers: one result per target ("fuzz T: N execs, 0 crashes").
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+if [ "$FUZZ_SECONDS" != 0 ]; then
+	echo "=== tests/fuzz/run.sh $FUZZ_SECONDS"
+	tests/fuzz/run.sh "$FUZZ_SECONDS" 2>&1 | tee "$LOGDIR/fuzz.log"
+	rc=${PIPESTATUS[0]}
+	ok=$(grep -cE '^fuzz [a-z0-9_]+: [0-9]+ execs, 0 crashes' "$LOGDIR/fuzz.log")
+	bad=$(grep -E '^fuzz [a-z0-9_]+: ' "$LOGDIR/fuzz.log" |
+		grep -cvE ': [0-9]+ execs, 0 crashes')
+	if [ "$rc" -eq 77 ]; then
+		SKIPPED=$((SKIPPED + 1))
+	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		FAILED=$((FAILED + 1))
+	fi
+	PASSED=$((PASSED + ok))
+	FAILED=$((FAILED + bad))
+	echo "=== fuzz: ok $ok, fail $bad (exit $rc)"
 fi
 
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
