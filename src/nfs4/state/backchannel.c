@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The NFSv4.1 back channel (RFC 8881 §2.10.3.1): the server calls the
+ * client on a connection the client bound for callbacks (CREATE_SESSION
+ * with CREATE_SESSION4_FLAG_CONN_BACK_CHAN, BIND_CONN_TO_SESSION with a
+ * back direction), using csa_cb_program, callback version 1 (RFC 8881
+ * §20's XDR; what knfsd and Linux use) and the first AUTH_NONE or
+ * AUTH_SYS entry of csa_sec_parms.
+ *
+ * No delegations are granted yet, so the only call is CB_NULL: sent when a
+ * back channel appears or changes (BACKCHANNEL_CTL), answered on the same
+ * connection. The answer arrives through the RPC layer's reply handler on
+ * the connection's event loop; a probe unanswered after
+ * NFS4_CB_PROBE_TIMEOUT_MS, refused, or whose connection closed leaves
+ * the session's callback path down, which SEQUENCE reports
+ * (SEQ4_STATUS_CB_PATH_DOWN_SESSION, and SEQ4_STATUS_CB_PATH_DOWN when no
+ * session of the client has a working one). The client then binds a
+ * connection again (BIND_CONN_TO_SESSION), which probes again.
+ *
+ * Bound connections are pinned by a reference and unbound by the
+ * transport's close hook, so a session never holds a freed connection.
+ * Under nfs4_st.mu unless noted; sending happens on the callback thread
+ * (callback.c), without it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+#include "core/stats.h"
+#include "nfs4/state/state_int.h"
+#include "transport/transport.h"
+
+#define CB_NULL_PROC 0
+#define CB_PENDING_MAX 128
+#define CB_TIMEOUT_NS ((uint64_t)NFS4_CB_PROBE_TIMEOUT_MS * 1000000u)
+/* xid, CALL, rpcvers, prog, vers, proc, cred, verf (AUTH_NONE): 40 */
+#define CB_CALL_MAX (40 + 20 + RPC_AUTH_SYS_MACHINE_MAX + 4 + \
+		     4 * RPC_AUTH_SYS_NGIDS_MAX)
+
+struct nfs4_bc_job {
+	struct conn *conn;             /* pinned */
+	uint32_t xid;
+	uint32_t prog;
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+	struct nfs4_cb_sec sec;
+};
+
+/* Probes awaiting an answer: which session an xid on a conn belongs to. */
+struct pending {
+	struct conn *conn;             /* identity only */
+	uint32_t xid;
+	uint64_t sent_ns;
+	uint8_t sid[NFS4_SESSIONID_SIZE];
+};
+
+static const struct nfs4_bc_ops *bc_ops;
+static struct pending pending[CB_PENDING_MAX];
+static uint32_t pending_next;
+static uint32_t bc_xid;
+static struct nfs4_bc_counts counts;
+static int stats_slot = -1;
+
+static const struct nfs4_bc_ops transport_ops = {
+	.get = transport_conn_get,
+	.put = transport_conn_put,
+	.closed = transport_conn_closed,
+	.send = transport_conn_send_call,
+};
+
+/** nfs4_bc_set_ops() - see state_int.h. */
+void nfs4_bc_set_ops(const struct nfs4_bc_ops *ops)
+{
+	pthread_mutex_lock(&nfs4_st.mu);
+	bc_ops = ops;
+	memset(pending, 0, sizeof(pending));
+	pthread_mutex_unlock(&nfs4_st.mu);
+}
+
+/**
+ * nfs4_bc_attach() - see state.h: callbacks go through the transport,
+ * their answers come from the RPC layer, closed connections are unbound.
+ */
+void nfs4_bc_attach(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pthread_mutex_lock(&nfs4_st.mu);
+	bc_xid = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec << 12;
+	pthread_mutex_unlock(&nfs4_st.mu);
+	stats_slot = stats_slot_add("nfs4_cb", NFS4_CB_VERSION, CB_NULL_PROC,
+				    "CB_NULL");
+	nfs4_bc_set_ops(&transport_ops);
+	rpc_set_reply_handler(nfs4_bc_reply);
+	transport_set_close_hook(nfs4_bc_conn_closed);
+}
+
+/** nfs4_bc_conn_get() - pin @c; false if it is already closed. */
+bool nfs4_bc_conn_get(struct conn *c)
+{
+	if (!bc_ops)
+		return true;
+	if (bc_ops->closed(c))
+		return false;
+	bc_ops->get(c);
+	return true;
+}
+
+/** nfs4_bc_conn_put() - unpin @c. */
+void nfs4_bc_conn_put(struct conn *c)
+{
+	if (bc_ops)
+		bc_ops->put(c);
+}
+
+/** nfs4_bc_counts() - probes sent, answered, failed (for tests). */
+void nfs4_bc_counts(struct nfs4_bc_counts *out)
+{
+	pthread_mutex_lock(&nfs4_st.mu);
+	*out = counts;
+	pthread_mutex_unlock(&nfs4_st.mu);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void hex_id(const uint8_t *id, char *buf)
+{
+	static const char hx[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < NFS4_SESSIONID_SIZE; i++) {
+		buf[2 * i] = hx[id[i] >> 4];
+		buf[2 * i + 1] = hx[id[i] & 15];
+	}
+	buf[2 * NFS4_SESSIONID_SIZE] = '\0';
+}
+
+static void set_down(struct nfs4_session *s, const char *why)
+{
+	char id[2 * NFS4_SESSIONID_SIZE + 1];
+
+	if (s->cb_state != NFS4_CB_DOWN) {
+		hex_id(s->id, id);
+		log_info("nfs4: session %s: callback path down (%s)", id, why);
+	}
+	s->cb_state = NFS4_CB_DOWN;
+}
+
+/* The newest connection of @s bound for the back channel, or NULL. */
+static struct conn *back_conn(const struct nfs4_session *s)
+{
+	uint32_t i;
+
+	for (i = s->nconns; i-- > 0;)
+		if (s->conn_dir[i] & CDFS4_BACK)
+			return s->conns[i];
+	return NULL;
+}
+
+/** nfs4_bc_probe() - see state_int.h. */
+void nfs4_bc_probe(struct nfs4_session *s)
+{
+	struct nfs4_bc_job *j;
+	struct pending *p;
+	struct conn *c;
+
+	if (!bc_ops)
+		return;
+	s->cb_conn = NULL;
+	c = back_conn(s);
+	if (!c) {
+		set_down(s, "no connection bound for callbacks");
+		return;
+	}
+	if (s->cb_sec.flavor == NFS4_CB_FLAVOR_NONE_USABLE) {
+		set_down(s, "no AUTH_NONE or AUTH_SYS callback security");
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		set_down(s, "out of memory");
+		return;
+	}
+	if (++bc_xid == 0)
+		bc_xid = 1;
+	j->conn = c;
+	j->xid = bc_xid;
+	j->prog = s->cb_program;
+	j->sec = s->cb_sec;
+	memcpy(j->sid, s->id, NFS4_SESSIONID_SIZE);
+	bc_ops->get(c);
+	s->cb_conn = c;
+	s->cb_xid = j->xid;
+	s->cb_sent = nfs4_now_ms();
+	s->cb_state = NFS4_CB_PROBING;
+	p = &pending[pending_next++ % CB_PENDING_MAX];
+	p->conn = c;
+	p->xid = j->xid;
+	p->sent_ns = now_ns();
+	memcpy(p->sid, s->id, NFS4_SESSIONID_SIZE);
+	if (!nfs4_cb_queue_bc(j)) {
+		p->conn = NULL;
+		bc_ops->put(c);
+		free(j);
+		set_down(s, "callback queue full");
+	}
+}
+
+/* Is the back channel of @s working (or being probed, in time)? */
+static bool session_cb_ok(struct nfs4_session *s, uint64_t now)
+{
+	if (!bc_ops)
+		return nfs4_session_has_backchannel(s);
+	switch (s->cb_state) {
+	case NFS4_CB_UP:
+		if (s->cb_conn && nfs4_session_conn_bound(s, s->cb_conn))
+			return true;
+		set_down(s, "its connection is gone");
+		return false;
+	case NFS4_CB_PROBING:
+		if (now - s->cb_sent < NFS4_CB_PROBE_TIMEOUT_MS)
+			return true;
+		set_down(s, "CB_NULL not answered");
+		counts.failed++;
+		if (stats_slot >= 0)
+			stats_record_latency(stats_slot, CB_TIMEOUT_NS, true,
+					     false);
+		return false;
+	default:
+		return false;
+	}
+}
+
+/** nfs4_bc_seq_flags() - see state_int.h. */
+uint32_t nfs4_bc_seq_flags(struct nfs4_session *s)
+{
+	uint64_t now = nfs4_now_ms();
+	struct nfs4_list *n;
+
+	if (session_cb_ok(s, now))
+		return 0;
+	for (n = s->client->sessions.next; n != &s->client->sessions;
+	     n = n->next) {
+		struct nfs4_session *o =
+			nfs4_container_of(n, struct nfs4_session, client_link);
+
+		if (o != s && session_cb_ok(o, now))
+			return SEQ4_STATUS_CB_PATH_DOWN_SESSION;
+	}
+	return SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN;
+}
+
+static bool enc_cred(struct xdr_buf *x, const struct nfs4_cb_sec *sec)
+{
+	size_t len_at;
+	uint32_t i;
+
+	if (sec->flavor != AUTH_SYS)
+		return xdr_enc_u32(x, AUTH_NONE) && xdr_enc_u32(x, 0);
+	if (!xdr_enc_u32(x, AUTH_SYS))
+		return false;
+	len_at = x->pos;
+	if (!xdr_enc_u32(x, 0) || !xdr_enc_u32(x, sec->stamp) ||
+	    !xdr_enc_opaque(x, sec->machine, sec->machine_len) ||
+	    !xdr_enc_u32(x, sec->uid) || !xdr_enc_u32(x, sec->gid) ||
+	    !xdr_enc_u32(x, sec->ngids))
+		return false;
+	for (i = 0; i < sec->ngids; i++)
+		if (!xdr_enc_u32(x, sec->gids[i]))
+			return false;
+	/* body length, now known */
+	{
+		uint32_t blen = (uint32_t)(x->pos - len_at - 4);
+		uint8_t *p = x->base + len_at;
+
+		p[0] = (uint8_t)(blen >> 24);
+		p[1] = (uint8_t)(blen >> 16);
+		p[2] = (uint8_t)(blen >> 8);
+		p[3] = (uint8_t)blen;
+	}
+	return true;
+}
+
+/*
+ * nfs4_bc_job_run() - callback thread: send @j's CB_NULL, then free @j.
+ * A failure to send marks the session's path down at once.
+ */
+void nfs4_bc_job_run(struct nfs4_bc_job *j)
+{
+	uint8_t buf[CB_CALL_MAX];
+	struct nfs4_session *s;
+	struct xdr_buf x;
+	int ret = -EINVAL;
+
+	xdr_init(&x, buf, sizeof(buf));
+	if (xdr_enc_u32(&x, j->xid) && xdr_enc_u32(&x, CALL) &&
+	    xdr_enc_u32(&x, RPC_VERSION) && xdr_enc_u32(&x, j->prog) &&
+	    xdr_enc_u32(&x, NFS4_CB_VERSION) &&
+	    xdr_enc_u32(&x, CB_NULL_PROC) && enc_cred(&x, &j->sec) &&
+	    xdr_enc_u32(&x, AUTH_NONE) && xdr_enc_u32(&x, 0))
+		ret = bc_ops ? bc_ops->send(j->conn, buf, x.pos) : -ENOTCONN;
+	pthread_mutex_lock(&nfs4_st.mu);
+	if (ret == 0) {
+		counts.sent++;
+	} else {
+		s = nfs4_session_find(j->sid);
+		if (s && s->cb_xid == j->xid &&
+		    s->cb_state == NFS4_CB_PROBING) {
+			set_down(s, strerror(-ret));
+			counts.failed++;
+		} else {
+			ret = 0; /* superseded: nothing to count */
+		}
+	}
+	pthread_mutex_unlock(&nfs4_st.mu);
+	if (ret < 0 && stats_slot >= 0)
+		stats_record_latency(stats_slot, 0, true, false);
+	nfs4_bc_job_free(j);
+}
+
+/** nfs4_bc_job_free() - drop @j unsent (and its connection pin). */
+void nfs4_bc_job_free(struct nfs4_bc_job *j)
+{
+	if (bc_ops)
+		bc_ops->put(j->conn);
+	free(j);
+}
+
+/*
+ * Parse a reply record: true when it is MSG_ACCEPTED with SUCCESS
+ * (CB_NULL has no results). Every length is checked.
+ */
+static bool reply_ok(const uint8_t *rec, size_t len)
+{
+	const uint8_t *body;
+	struct xdr_buf x;
+	uint32_t xid, v, blen;
+
+	xdr_init(&x, (uint8_t *)rec, len);
+	if (!xdr_dec_u32(&x, &xid) || !xdr_dec_u32(&x, &v) || v != REPLY ||
+	    !xdr_dec_u32(&x, &v) || v != MSG_ACCEPTED)
+		return false;
+	if (!xdr_dec_u32(&x, &v) ||
+	    !xdr_dec_opaque_ref(&x, &body, &blen, RPC_AUTH_MAX_BODY))
+		return false;
+	return xdr_dec_u32(&x, &v) && v == SUCCESS;
+}
+
+/** nfs4_bc_reply() - see state_int.h. Runs on an event loop: no I/O. */
+void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
+		   size_t len)
+{
+	char id[2 * NFS4_SESSIONID_SIZE + 1];
+	struct nfs4_session *s;
+	struct pending *p = NULL;
+	bool ok = reply_ok(rec, len), counted = false;
+	uint64_t ns = 0;
+	uint32_t i;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	for (i = 0; i < CB_PENDING_MAX; i++) {
+		if (pending[i].conn == c && pending[i].xid == xid) {
+			p = &pending[i];
+			break;
+		}
+	}
+	if (!p) {
+		pthread_mutex_unlock(&nfs4_st.mu);
+		log_debug("nfs4: unexpected RPC reply xid %08x dropped", xid);
+		return;
+	}
+	p->conn = NULL;
+	ns = now_ns() - p->sent_ns;
+	s = nfs4_session_find(p->sid);
+	if (s && s->cb_xid == xid && s->cb_conn == c &&
+	    s->cb_state == NFS4_CB_PROBING) {
+		counted = true;
+		if (ok) {
+			s->cb_state = NFS4_CB_UP;
+			counts.answered++;
+			hex_id(s->id, id);
+			log_info("nfs4: session %s: callback path up "
+				 "(CB_NULL answered in %llu us)",
+				 id, (unsigned long long)(ns / 1000));
+		} else {
+			set_down(s, "CB_NULL refused");
+			counts.failed++;
+		}
+	}
+	pthread_mutex_unlock(&nfs4_st.mu);
+	/* a late answer was counted as a failure at its timeout */
+	if (counted && stats_slot >= 0)
+		stats_record_latency(stats_slot, ns, !ok, false);
+}
+
+/** nfs4_bc_conn_closed() - see state_int.h. */
+void nfs4_bc_conn_closed(struct conn *c)
+{
+	struct nfs4_list *n, *m;
+	uint32_t i;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	for (i = 0; i < CB_PENDING_MAX; i++)
+		if (pending[i].conn == c)
+			pending[i].conn = NULL;
+	for (n = nfs4_st.clients.next; n && n != &nfs4_st.clients;
+	     n = n->next) {
+		struct nfs4_client *cl =
+			nfs4_container_of(n, struct nfs4_client, link);
+
+		for (m = cl->sessions.next; m != &cl->sessions;
+		     m = m->next)
+			nfs4_session_unbind_conn(
+				nfs4_container_of(m, struct nfs4_session,
+						  client_link),
+				c);
+	}
+	pthread_mutex_unlock(&nfs4_st.mu);
+}
