@@ -5,8 +5,8 @@
 usage: tests/fuzz/gen_seeds.py [CORPUS_DIR]    (default: tests/fuzz/corpus)
 
 Each target gets a handful of valid inputs in CORPUS_DIR/<target>/, named
-gen-<what>. Inputs for fuzz_rpc name handles and paths with the tokens
-that fuzz_rpc.c replaces at run time (handles depend on the inodes of the
+gen-<what>. Inputs for fuzz_rpc (and fuzz_nfs4) name handles and paths with the tokens
+that fuzz_rpc.c (fuzz_nfs4.c) replaces at run time (handles depend on the inodes of the
 fuzzer's temporary export): a 4-byte length word, then FE 'N' 'S' 'D',
 a kind and an index, then two free bytes. Files this script did not write
 (e.g. real-client captures, cap-*) are left alone.
@@ -222,6 +222,204 @@ def exports_seeds():
     }
 
 
+# ---- NFSv4 COMPOUND (fuzz_nfs4) ----
+# Tokens fuzz_nfs4.c replaces at run time: handles (12 bytes, replaced by a
+# length-prefixed opaque) and ids/stateids (8 or 16 bytes, in place).
+A_ROOT, A_HELLO, A_SUB, A_INNER, A_SCRATCH, A_LINK, A_EMPTY, A_FIFO, \
+    A_SPARSE = range(9)
+SEQ_NEXT = b"\xFE\x5E\x51\xD0"  # next seqid of the slot that follows
+
+
+def v4fh(kind, idx=0):
+    return token(kind, idx)
+
+
+def tok8(kind, idx):
+    return bytes([0xFE]) + b"NSD" + kind.encode() + bytes([idx, 0, 0])
+
+
+def tok16(kind, idx):
+    return tok8(kind, idx) + b"\0" * 8
+
+
+def clid(idx):
+    return tok8("c", idx)
+
+
+def stid(idx):
+    return tok16("t", idx)
+
+
+ANON = b"\0" * 16                      # anonymous stateid
+CURRENT = u32(1) + b"\0" * 12          # 4.1 current stateid
+
+
+def bitmap(*words):
+    return u32(len(words)) + b"".join(u32(w) for w in words)
+
+
+def fattr(words, vals=b""):
+    return bitmap(*words) + opaque(vals)
+
+
+# GETATTR: type change size fsid fileid | mode numlinks owner group
+# space_used time_access time_metadata time_modify mounted_on | 4.2 word
+ATTRS = (1 << 1 | 1 << 3 | 1 << 4 | 1 << 8 | 1 << 20,
+         1 << 1 | 1 << 3 | 1 << 4 | 1 << 5 | 1 << 13 | 1 << 15 | 1 << 20 |
+         1 << 21 | 1 << 23)
+ATTRS_ALL = (0xFFFFFFFF, 0xFFFFFFFF, 0x3FF)
+
+
+def op(num, args=b""):
+    return (num, args)
+
+
+def sequence(sess=0, slot=0, cachethis=0):
+    return op(53, tok16("s", sess)[:16] + SEQ_NEXT + u32(slot) + u32(slot) +
+              u32(cachethis))
+
+
+def open4(seqid, clientid, owner, name, access=3, deny=0, create=None):
+    how = u32(0)
+    if create is not None:  # UNCHECKED4 with these attributes
+        how = u32(1) + u32(0) + create
+    return op(18, u32(seqid) + u32(access) + u32(deny) + clientid +
+              opaque(owner) + how + u32(0) + opaque(name))
+
+
+def channel(maxresp=1 << 20, slots=4):
+    return (u32(0) + u32(1 << 20) + u32(maxresp) + u32(65536) + u32(16) +
+            u32(slots) + u32(0))
+
+
+def compound(xid, minor, ops, tag="fuzz", cred=None):
+    args = opaque(tag) + u32(minor) + u32(len(ops))
+    args += b"".join(u32(n) + a for n, a in ops)
+    return call(xid, NFS_PROGRAM, 4, 1, args, cred)
+
+
+def nfs4_seeds():
+    data = b"nfsv4 fuzz data " * 8
+    mode644 = fattr((0, 1 << 1), u32(0o644))
+    size3_mode600 = fattr((1 << 4, 1 << 1), u64(3) + u32(0o600))
+    PUTROOT, GETFH, SAVE, RESTORE = op(24), op(10), op(32), op(31)
+    GETATTR = op(9, bitmap(*ATTRS))
+
+    def putfh(idx, kind="F"):
+        return op(22, v4fh(kind, idx))
+
+    def lookup(name):
+        return op(15, opaque(name))
+
+    s = {}
+    s["v40-root-getattr"] = compound(1, 0, [
+        PUTROOT, op(9, bitmap(*ATTRS_ALL)), GETFH])
+    s["v40-lookup-chain"] = compound(2, 0, [
+        PUTROOT, lookup("a"), GETATTR, lookup("sub"), GETFH, op(16),
+        op(16), GETATTR, lookup("a"), lookup("sub"), lookup("inner.txt"),
+        GETATTR])
+    s["v40-pseudo-readdir"] = compound(3, 0, [
+        PUTROOT, lookup("r"), op(26, u64(0) + b"\0" * 8 + u32(1024) +
+                                 u32(4096) + bitmap(*ATTRS)),
+        lookup("o"), lookup("ro.txt"), op(25, ANON + u64(0) + u32(100))])
+    s["v40-setclientid"] = compound(4, 0, [
+        op(35, b"seedverf" + opaque("seed-client-40") + u32(0x40000000) +
+           opaque("tcp") + opaque("127.0.0.1.3.255") + u32(7))])
+    s["v40-confirm-renew"] = compound(5, 0, [
+        op(36, clid(3) + tok8("v", 3)), op(30, clid(2))])
+    s["v40-open-create"] = compound(6, 0, [
+        putfh(A_SCRATCH), open4(0, clid(2), "seed-owner-40", "new40",
+                               create=mode644), GETFH, GETATTR])
+    s["v40-io-close"] = compound(7, 0, [
+        putfh(A_INNER), op(25, stid(2) + u64(0) + u32(64)),
+        op(38, stid(2) + u64(2) + u32(2) + opaque(data)),
+        op(5, u64(0) + u32(0)), op(4, u32(3) + stid(2))])
+    s["v40-lock"] = compound(8, 0, [
+        putfh(A_INNER),
+        op(12, u32(2) + u32(0) + u64(0) + u64(10) + u32(1) + u32(3) +
+           stid(2) + u32(0) + clid(2) + opaque("seed-lock-40")),
+        op(13, u32(2) + u64(5) + u64(1) + clid(2) + opaque("other")),
+        op(14, u32(2) + u32(1) + stid(1) + u64(0) + u64(10))])
+    s["v40-bad-handles"] = compound(9, 0, [
+        op(22, token("G")), op(22, token("S")), op(22, token("X", 77)),
+        putfh(0, "R"), op(38, ANON + u64(0) + u32(2) + opaque("x"))])
+    s["v40-illegal-op"] = compound(10, 0, [PUTROOT, op(99, u32(1))])
+    s["v41-exchange-id"] = compound(11, 1, [
+        op(42, b"seedverf" + opaque("seed-client-41") + u32(0) + u32(0) +
+           u32(1) + opaque("example.org") + opaque("seed impl") +
+           u64(0) + u32(0))])
+    s["v41-create-session"] = compound(12, 1, [
+        op(43, clid(1) + u32(1) + u32(2) + channel() + channel(4096, 1) +
+           u32(0x40000000) + u32(2) + u32(0) + u32(1) + u32(7) +
+           opaque("cbhost") + u32(0) + u32(0) + u32(0))])
+    s["v41-seq-lookup"] = compound(13, 1, [
+        sequence(0, 0), PUTROOT, GETATTR, lookup("a"), GETFH, GETATTR,
+        lookup("hello.txt"), op(3, u32(0x3F)), op(25, ANON + u64(0) +
+                                                  u32(4096))])
+    s["v41-open-write-read-close"] = compound(14, 1, [
+        sequence(0, 1), putfh(A_SCRATCH),
+        open4(0, clid(0), "seed-owner-41", "f41", create=mode644),
+        op(38, CURRENT + u64(0) + u32(2) + opaque(data)),
+        op(25, CURRENT + u64(0) + u32(100)),
+        op(34, CURRENT + size3_mode600), GETATTR,
+        op(4, u32(0) + CURRENT)])
+    s["v41-lock"] = compound(15, 1, [
+        sequence(0, 2), putfh(A_HELLO),
+        op(12, u32(2) + u32(0) + u64(100) + u64(10) + u32(0) + stid(1) +
+           u32(0)),
+        op(14, u32(2) + u32(0) + CURRENT + u64(100) + u64(5)),
+        op(13, u32(2) + u64(1000) + u64(200) + clid(0) + opaque("other")),
+        op(39, clid(0) + opaque("no-such-owner"))])
+    s["v41-readdir"] = compound(16, 1, [
+        sequence(0, 3), putfh(A_ROOT),
+        op(26, u64(0) + b"\0" * 8 + u32(4096) + u32(8192) +
+           bitmap(*ATTRS)), PUTROOT,
+        op(26, u64(0) + b"\0" * 8 + u32(4096) + u32(8192) +
+           bitmap(ATTRS[0] | 1 << 11, ATTRS[1]))])
+    s["v41-rename-remove"] = compound(17, 1, [
+        sequence(0, 4), putfh(A_ROOT), SAVE, putfh(A_SCRATCH),
+        op(29, opaque("empty") + opaque("moved")),
+        op(28, opaque("moved")), RESTORE, GETATTR])
+    s["v41-create-link"] = compound(18, 1, [
+        sequence(0, 5), putfh(A_SCRATCH),
+        op(6, u32(2) + opaque("dir") + fattr((0, 1 << 1), u32(0o755))),
+        op(16),
+        op(6, u32(5) + opaque("../hello.txt") + opaque("sl") +
+           fattr(())), op(27), putfh(A_HELLO), SAVE, putfh(A_SCRATCH),
+        op(11, opaque("hl"))])
+    s["v41-secinfo-verify"] = compound(19, 1, [
+        sequence(0, 6), PUTROOT, lookup("a"),
+        op(33, opaque("hello.txt")), putfh(A_HELLO),
+        op(37, fattr((1 << 1,), u32(1))),
+        op(17, fattr((1 << 4,), u64(0))), PUTROOT, op(52, u32(0))])
+    s["v41-session-ops"] = compound(20, 1, [
+        sequence(1, 0), op(55, u32(3) + stid(0) + stid(1) + ANON),
+        op(40, u32(0x40000001) + u32(1) + u32(0)), op(58, u32(0)),
+        op(45, stid(1))])
+    s["v41-bind-conn"] = compound(21, 1, [
+        op(41, tok16("s", 1) + u32(7) + u32(0))])
+    s["v41-destroy-clientid"] = compound(22, 1, [op(57, clid(1))])
+    s["v41-small-reply"] = compound(23, 1, [
+        sequence(1, 1, 1), putfh(A_SPARSE),
+        op(25, ANON + u64(0) + u32(4096))])
+    s["v42-seek-read-plus"] = compound(24, 2, [
+        sequence(0, 7), putfh(A_SPARSE), op(69, ANON + u64(0) + u32(0)),
+        op(69, ANON + u64(0) + u32(1)),
+        op(68, ANON + u64(0) + u32(131072))])
+    s["v42-space-advise"] = compound(25, 2, [
+        sequence(0, 0), putfh(A_HELLO), op(59, stid(0) + u64(0) + u64(8192)),
+        op(62, stid(0) + u64(0) + u64(4096)),
+        op(63, ANON + u64(0) + u64(4096) + bitmap(0x3E))])
+    s["v42-copy"] = compound(26, 2, [
+        sequence(0, 1), putfh(A_HELLO), SAVE, putfh(A_INNER),
+        op(60, ANON + ANON + u64(0) + u64(0) + u64(0) + u32(1) + u32(1) +
+           u32(0)),
+        op(67, ANON), op(71, ANON + ANON + u64(0) + u64(0) + u64(0))])
+    s["cb-reply"] = (u32(0x12345678) + u32(1) + u32(0) + u32(0) + u32(0) +
+                     u32(0))
+    return s
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -243,6 +441,7 @@ def main():
     write_corpus(root, "fuzz_mount_args", mount_seeds())
     write_corpus(root, "fuzz_record", record_seeds())
     write_corpus(root, "fuzz_exports", exports_seeds())
+    write_corpus(root, "fuzz_nfs4", nfs4_seeds())
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ set -u
 
 SECONDS_EACH=${1:-20}
 [ $# -gt 0 ] && shift
-ALL_TARGETS="fuzz_record fuzz_rpc fuzz_rpc_rw fuzz_nfs3_args fuzz_mount_args fuzz_exports"
+ALL_TARGETS="fuzz_record fuzz_rpc fuzz_rpc_rw fuzz_nfs3_args fuzz_mount_args fuzz_exports fuzz_nfs4"
 TARGETS=${*:-$ALL_TARGETS}
 
 cd "$(dirname "$0")/../.." || exit 1
@@ -36,7 +36,7 @@ esac
 max_len() {
 	case $1 in
 	fuzz_record) echo 65536 ;;
-	fuzz_rpc | fuzz_rpc_rw) echo 16384 ;;
+	fuzz_rpc | fuzz_rpc_rw | fuzz_nfs4) echo 16384 ;;
 	fuzz_nfs3_args) echo 8192 ;;
 	fuzz_mount_args) echo 2048 ;;
 	*) echo 4096 ;;
@@ -95,6 +95,9 @@ for t in $TARGETS; do
 	work=$SCRATCH/$t
 	art=$ROOT/$BUILD/fuzz-artifacts/$t
 	mkdir -p "$work/corpus" "$work/art"
+	# A crash inside a handler leaves the thread with the caller's
+	# fsuid, and libFuzzer writes the input from that thread.
+	chmod 1777 "$work/art"
 
 	# Regressions first: each must now run clean.
 	bad=""
