@@ -5,7 +5,8 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 STATE_DIR ?= /var/lib/nasd
 DEB_PKGS = meson ninja-build gcc clang pkg-config libcmocka-dev libnfs-dev \
-	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2
+	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2 \
+	cppcheck clang-tidy
 
 .PHONY: all deps build run test test-unit test-asan clean format fuzz
 
@@ -51,6 +52,11 @@ test: deps $(BUILD)/build.ninja $(ASAN_BUILD)/build.ninja
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# cppcheck and clang-tidy (.clang-tidy) over the sources: tests/static/run.sh.
+.PHONY: static
+static: deps
+	tests/static/run.sh
 
 # nasd and NFS-Ganesha side by side with nasd-bench (bench/compare.sh;
 # installs nfs-ganesha if missing; results in docs/PERFORMANCE.md's form).

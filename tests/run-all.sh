@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the whole suite: every meson test (unit + integration) in the normal
-# build, everything but suite 'slow' in the ASan+UBSan build, and each
-# libFuzzer target briefly (FUZZ_SECONDS, default 20; 0 = not run).
+# build, everything but suite 'slow' in the ASan+UBSan build, each
+# libFuzzer target briefly (FUZZ_SECONDS, default 20; 0 = not run), and
+# cppcheck and clang-tidy (tests/static/run.sh; STATIC_ANALYSIS=0: not run).
 # The last line printed is "N passed, N failed, N skipped"; the exit status
 # is non-zero if any test failed or timed out, or a build/test run broke.
 #
@@ -86,6 +87,25 @@ if [ "$FUZZ_SECONDS" != 0 ]; then
 	PASSED=$((PASSED + ok))
 	FAILED=$((FAILED + bad))
 	echo "=== fuzz: ok $ok, fail $bad (exit $rc)"
+fi
+
+# Static analysis: one result per tool ("static T: 0 findings").
+if [ "${STATIC_ANALYSIS:-1}" != 0 ]; then
+	echo "=== tests/static/run.sh"
+	tests/static/run.sh 2>&1 | tee "$LOGDIR/static.log"
+	rc=${PIPESTATUS[0]}
+	ok=$(grep -cE '^static [a-z-]+: 0 findings' "$LOGDIR/static.log")
+	bad=$(grep -E '^static [a-z-]+: [0-9]+ findings' "$LOGDIR/static.log" |
+		grep -cvE ': 0 findings')
+	skip=$(grep -cE '^static( [a-z-]+)?: skipped' "$LOGDIR/static.log")
+	if [ "$rc" -eq 77 ]; then
+		SKIPPED=$((SKIPPED + (skip > 0 ? skip : 1)))
+	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		FAILED=$((FAILED + 1))
+	fi
+	PASSED=$((PASSED + ok))
+	FAILED=$((FAILED + bad))
+	echo "=== static: ok $ok, fail $bad (exit $rc)"
 fi
 
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

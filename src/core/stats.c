@@ -63,6 +63,19 @@ static pthread_key_t shard_key;
 static bool shard_key_ok;
 static _Thread_local struct stats_shard *tls_shard;
 
+static _Atomic uint64_t limit_hits[STATS_LIMIT_NR];
+static const char *const limit_names[STATS_LIMIT_NR] = {
+	[STATS_LIMIT_CONNS] = "conns",
+	[STATS_LIMIT_CONNS_PER_CLIENT] = "conns_per_client",
+	[STATS_LIMIT_IDLE] = "idle_timeout",
+	[STATS_LIMIT_RECORD_TIMEOUT] = "record_timeout",
+	[STATS_LIMIT_RECORD_SIZE] = "record_size",
+	[STATS_LIMIT_INFLIGHT] = "inflight",
+	[STATS_LIMIT_INFLIGHT_TOTAL] = "inflight_total",
+	[STATS_LIMIT_SENDQ_PAUSE] = "sendq_pause",
+	[STATS_LIMIT_SENDQ] = "sendq",
+	[STATS_LIMIT_MEMORY] = "memory",
+};
 static _Atomic uint64_t conns_current;
 static _Atomic uint64_t conns_total;
 static _Atomic uint64_t start_mono_ns;
@@ -139,8 +152,9 @@ int stats_slot_add(const char *program, uint32_t vers, uint32_t proc,
 	}
 	if (cnt < STATS_MAX_SLOTS) {
 		n = &slot_names[cnt];
-		snprintf(n->program, sizeof(n->program), "%s", program);
-		snprintf(n->proc, sizeof(n->proc), "%s", name);
+		/* Truncated alike here and in the lookup's strncmp above. */
+		(void)snprintf(n->program, sizeof(n->program), "%s", program);
+		(void)snprintf(n->proc, sizeof(n->proc), "%s", name);
 		n->vers = vers;
 		n->procnum = proc;
 		/* The name is complete before a reader can see the count. */
@@ -265,19 +279,41 @@ void stats_conn_close(void)
 	atomic_fetch_sub_explicit(&conns_current, 1, memory_order_relaxed);
 }
 
+void stats_limit_hit(enum stats_limit l)
+{
+	/* Rare events, hit from any thread: a shared counter is fine. */
+	if ((unsigned int)l < STATS_LIMIT_NR)
+		atomic_fetch_add_explicit(&limit_hits[l], 1,
+					  memory_order_relaxed);
+}
+
+const char *stats_limit_name(enum stats_limit l)
+{
+	return (unsigned int)l < STATS_LIMIT_NR ? limit_names[l] : "?";
+}
+
 /* Resident set size now, from /proc/self/statm; 0 if unreadable. */
 static uint64_t rss_now(void)
 {
-	unsigned long size, resident;
 	long page = sysconf(_SC_PAGESIZE);
 	FILE *f = fopen("/proc/self/statm", "re");
-	int n;
+	unsigned long long resident;
+	char line[128], *p, *end;
+	bool ok;
 
 	if (!f)
 		return 0;
-	n = fscanf(f, "%lu %lu", &size, &resident);
-	fclose(f);
-	if (n != 2 || page <= 0)
+	ok = fgets(line, sizeof(line), f) != NULL;
+	(void)fclose(f); /* read only: nothing to lose */
+	if (!ok || page <= 0)
+		return 0;
+	/* "size resident shared ..." in pages: the second field. */
+	p = strchr(line, ' ');
+	if (!p)
+		return 0;
+	errno = 0;
+	resident = strtoull(p, &end, 10);
+	if (end == p || errno)
 		return 0;
 	return (uint64_t)resident * (uint64_t)page;
 }
@@ -302,6 +338,9 @@ static void snap_process(struct stats_snapshot *s)
 		s->max_rss_bytes = s->rss_bytes;
 	s->conns_current = atomic_load(&conns_current);
 	s->conns_total = atomic_load(&conns_total);
+	for (unsigned int i = 0; i < STATS_LIMIT_NR; i++)
+		s->limit_hits[i] = atomic_load_explicit(&limit_hits[i],
+							memory_order_relaxed);
 }
 
 static void snap_slot(struct stats_proc_snap *p, struct stats_slot *s)

@@ -100,6 +100,31 @@ void stats_add_bytes_written(uint64_t n);
 void stats_conn_open(void);
 void stats_conn_close(void);
 
+/*
+ * Resource bounds (SECURITY.md "Limits"): each time one is hit, its
+ * counter goes up, shown as the "limits" group of `nasd stats` and as
+ * nasd_limit_hits_total{limit="NAME"} (NAME from stats_limit_name()).
+ */
+enum stats_limit {
+	STATS_LIMIT_CONNS,	      /* connection refused: total */
+	STATS_LIMIT_CONNS_PER_CLIENT, /* connection refused: per address */
+	STATS_LIMIT_IDLE,	      /* connection closed: idle/silent */
+	STATS_LIMIT_RECORD_TIMEOUT,   /* connection closed: record too slow */
+	STATS_LIMIT_RECORD_SIZE,      /* connection closed: record too big */
+	STATS_LIMIT_INFLIGHT,	      /* reading paused: per connection */
+	STATS_LIMIT_INFLIGHT_TOTAL,   /* reading paused: all connections */
+	STATS_LIMIT_SENDQ_PAUSE,      /* reading paused: replies unread */
+	STATS_LIMIT_SENDQ,	      /* connection cut: reply queue cap */
+	STATS_LIMIT_MEMORY,	      /* reading paused: buffer memory */
+	STATS_LIMIT_NR,
+};
+
+/* stats_limit_hit() - bound @l was hit once. Any thread, lock-free. */
+void stats_limit_hit(enum stats_limit l);
+
+/* stats_limit_name() - "conns_per_client" etc.; "?" if out of range. */
+const char *stats_limit_name(enum stats_limit l);
+
 /* stats_bucket() - the histogram bucket of a latency of @ns nanoseconds. */
 unsigned int stats_bucket(uint64_t ns);
 
@@ -137,6 +162,7 @@ struct stats_snapshot {
 	uint64_t bytes_read;
 	uint64_t bytes_written;
 	uint64_t rejected;
+	uint64_t limit_hits[STATS_LIMIT_NR]; /* by enum stats_limit */
 	unsigned int nprocs;
 	struct stats_proc_snap procs[STATS_MAX_SLOTS];
 };

@@ -58,7 +58,8 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
 	if (!sb_reserve(b, (size_t)n))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	/* Cannot fail or truncate: the same format measured n above. */
+	(void)vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
 }
@@ -124,12 +125,18 @@ static void render_text(struct sbuf *b, const struct stats_snapshot *s)
 		  (double)s->max_rss_bytes / 1048576.0);
 	sb_printf(b,
 		  "connections %llu open, %llu total; bytes read %llu, "
-		  "written %llu; rejected calls %llu\n\n",
+		  "written %llu; rejected calls %llu\n",
 		  (unsigned long long)s->conns_current,
 		  (unsigned long long)s->conns_total,
 		  (unsigned long long)s->bytes_read,
 		  (unsigned long long)s->bytes_written,
 		  (unsigned long long)s->rejected);
+	sb_printf(b, "limits hit:");
+	for (i = 0; i < STATS_LIMIT_NR; i++)
+		sb_printf(b, "%s %s %llu", i ? "," : "",
+			  stats_limit_name((enum stats_limit)i),
+			  (unsigned long long)s->limit_hits[i]);
+	sb_printf(b, "\n\n");
 	sb_printf(b, "%-24s %10s %8s %10s %10s %10s %10s\n", "PROCEDURE",
 		  "COUNT", "ERRORS", "AVG(us)", "P50(us)", "P99(us)",
 		  "MAX(us)");
@@ -139,14 +146,14 @@ static void render_text(struct sbuf *b, const struct stats_snapshot *s)
 		if (!p->count)
 			continue;
 		shown++;
-		snprintf(name, sizeof(name), "%s/%u/%s", p->program, p->vers,
-			 p->proc);
-		sb_printf(
-			b, "%-24s %10llu %8llu %10.1f %10.1f %10.1f %10.1f\n",
-			name, (unsigned long long)p->count,
-			(unsigned long long)(p->rpc_errors + p->status_errors),
-			avg_ns(p) / 1e3, us(stats_quantile_ns(p, 0.5)),
-			us(stats_quantile_ns(p, 0.99)), us(p->max_ns));
+		/* A display column: a long name is cut, not an error. */
+		(void)snprintf(name, sizeof(name), "%s/%u/%s", p->program,
+			       p->vers, p->proc);
+		sb_printf(b, "%-24s %10llu %8llu %10.1f %10.1f %10.1f %10.1f\n",
+			  name, (unsigned long long)p->count,
+			  (unsigned long long)p->rpc_errors + p->status_errors,
+			  avg_ns(p) / 1e3, us(stats_quantile_ns(p, 0.5)),
+			  us(stats_quantile_ns(p, 0.99)), us(p->max_ns));
 	}
 	if (!shown)
 		sb_printf(b, "(no calls yet)\n");
@@ -167,12 +174,17 @@ static void render_json(struct sbuf *b, const struct stats_snapshot *s)
 	sb_printf(b,
 		  "\"connections\":{\"current\":%llu,\"total\":%llu},"
 		  "\"bytes_read\":%llu,\"bytes_written\":%llu,"
-		  "\"rejected_calls\":%llu,\"procedures\":[",
+		  "\"rejected_calls\":%llu,\"limits\":{",
 		  (unsigned long long)s->conns_current,
 		  (unsigned long long)s->conns_total,
 		  (unsigned long long)s->bytes_read,
 		  (unsigned long long)s->bytes_written,
 		  (unsigned long long)s->rejected);
+	for (i = 0; i < STATS_LIMIT_NR; i++)
+		sb_printf(b, "%s\"%s\":%llu", i ? "," : "",
+			  stats_limit_name((enum stats_limit)i),
+			  (unsigned long long)s->limit_hits[i]);
+	sb_printf(b, "},\"procedures\":[");
 	for (i = 0; i < s->nprocs; i++) {
 		const struct stats_proc_snap *p = &s->procs[i];
 
@@ -294,6 +306,12 @@ static void render_prom(struct sbuf *b, const struct stats_snapshot *s)
 	prom_scalar(b, "nasd_rpc_rejected_total", "counter",
 		    "Calls for no served procedure or with a bad credential.",
 		    (unsigned long long)s->rejected);
+	prom_head(b, "nasd_limit_hits_total", "counter",
+		  "Times a resource bound was hit, by bound.");
+	for (unsigned int i = 0; i < STATS_LIMIT_NR; i++)
+		sb_printf(b, "nasd_limit_hits_total{limit=\"%s\"} %llu\n",
+			  stats_limit_name((enum stats_limit)i),
+			  (unsigned long long)s->limit_hits[i]);
 	prom_scalar(b, "nasd_bytes_read_total", "counter",
 		    "File data bytes sent to clients.",
 		    (unsigned long long)s->bytes_read);

@@ -36,7 +36,8 @@ int export_err(const struct export_ctx *c, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= c->errlen)
 		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	/* An over-long reason is cut; the caller only prints it. */
+	(void)vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -192,8 +193,8 @@ int export_table_open(struct export_table *t, char *err, size_t errlen)
 			ret = vfs_export_open(e->path, e->id, &e->vex);
 		if (ret < 0) {
 			if (err != NULL && errlen > 0)
-				snprintf(err, errlen, "export '%s': %s",
-					 e->path, strerror(-ret));
+				(void)snprintf(err, errlen, "export '%s': %s",
+					       e->path, strerror(-ret));
 			/* Nothing half-opened is left behind. */
 			for (uint32_t j = 0; j < i; j++) {
 				vfs_export_close(t->exports[j].vex);

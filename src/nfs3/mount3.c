@@ -109,7 +109,7 @@ static void peer_host(const struct rpc_call *call, char *buf, size_t size)
 	else if (call->peer.ss_family == AF_INET6)
 		p = inet_ntop(AF_INET6, &sin6->sin6_addr, buf, (socklen_t)size);
 	if (!p)
-		snprintf(buf, size, "unknown");
+		(void)snprintf(buf, size, "unknown");
 }
 
 static void mount_list_add(const char *host, const char *path)
@@ -130,7 +130,8 @@ static void mount_list_add(const char *host, const char *path)
 		free(m);
 		goto out_unlock;
 	}
-	snprintf(m->host, sizeof(m->host), "%s", host);
+	/* Same size as peer_host()'s buffer: never cut. */
+	(void)snprintf(m->host, sizeof(m->host), "%s", host);
 	m->next = mount_list;
 	mount_list = m;
 	mount_count++;
@@ -307,7 +308,7 @@ static struct export *mount_find_export(struct export_table *t,
 		plen = strlen(ep);
 		if (plen == 1 && ep[0] == '/')
 			plen = 0; /* "/" is a prefix of every path */
-		else if (strncmp(path, ep, plen) || path[plen] != '/')
+		else if (strncmp(path, ep, plen) != 0 || path[plen] != '/')
 			continue;
 		if (!best || plen > best_len) {
 			best = &t->exports[i];
@@ -492,7 +493,7 @@ static struct nfs3_str arena_str(struct rpc_call *call, const char *s)
 		return out;
 	p = rpc_call_alloc(call, len + 1);
 	if (p) {
-		memcpy(p, s, len);
+		memcpy(p, s, len + 1);
 		out.s = p;
 		out.len = (uint32_t)len;
 	}

@@ -17,15 +17,17 @@
 		.name = #NAME,                                                 \
 		.args_size = sizeof(struct argt),                              \
 		.res_size = sizeof(struct rest),                               \
-		.decode = dec,                                                 \
-		.handle = proc,                                                \
-		.encode = enc,                                                 \
+		.decode = (dec),                                               \
+		.handle = (proc),                                              \
+		.encode = (enc),                                               \
 		.release = NULL,                                               \
 		.flags = (fl) | RPC_PROC_RES_STATUS,                           \
-		.max_reply = max,                                              \
+		.max_reply = (max),                                            \
 	}
 
 #define NI RPC_PROC_NONIDEMPOTENT
+/* Runs on the event loop that read it (cached metadata, small reads). */
+#define IN RPC_PROC_INLINE
 
 static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 	[NFSPROC3_NULL] =
@@ -37,25 +39,40 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 			.handle = NULL,
 			.encode = nfs3_enc_void,
 			.release = NULL,
-			.flags = 0,
+			.flags = IN,
 			.max_reply = 4,
 		},
 	NFS3_PROC(GETATTR, nfs3_proc_getattr, GETATTR3args, GETATTR3res,
-		  nfs3_dec_GETATTR3args, nfs3_enc_GETATTR3res, 0,
+		  nfs3_dec_GETATTR3args, nfs3_enc_GETATTR3res, IN,
 		  4 + NFS3_FATTR3_SIZE),
 	NFS3_PROC(SETATTR, nfs3_proc_setattr, SETATTR3args, SETATTR3res,
 		  nfs3_dec_SETATTR3args, nfs3_enc_SETATTR3res, NI, 4 + WCC),
 	NFS3_PROC(LOOKUP, nfs3_proc_lookup, LOOKUP3args, LOOKUP3res,
-		  nfs3_dec_LOOKUP3args, nfs3_enc_LOOKUP3res, 0,
+		  nfs3_dec_LOOKUP3args, nfs3_enc_LOOKUP3res, IN,
 		  4 + FH + 2 * POA),
 	NFS3_PROC(ACCESS, nfs3_proc_access, ACCESS3args, ACCESS3res,
-		  nfs3_dec_ACCESS3args, nfs3_enc_ACCESS3res, 0, 4 + POA + 4),
+		  nfs3_dec_ACCESS3args, nfs3_enc_ACCESS3res, IN, 4 + POA + 4),
 	NFS3_PROC(READLINK, nfs3_proc_readlink, READLINK3args, READLINK3res,
-		  nfs3_dec_READLINK3args, nfs3_enc_READLINK3res, 0,
+		  nfs3_dec_READLINK3args, nfs3_enc_READLINK3res, IN,
 		  4 + POA + 4 + NFS3_PATH_MAX),
-	/* The data itself travels as the reply tail, outside this budget. */
-	NFS3_PROC(READ, nfs3_proc_read, READ3args, READ3res, nfs3_dec_READ3args,
-		  nfs3_enc_READ3res, 0, 4 + POA + 4 + 4 + 4),
+	/*
+	 * The data itself travels as the reply tail, outside this budget.
+	 * Small reads run inline from the page cache (RWF_NOWAIT) and go to
+	 * a worker when they miss it.
+	 */
+	[NFSPROC3_READ] =
+		{
+			.name = "READ",
+			.args_size = sizeof(struct READ3args),
+			.res_size = sizeof(struct READ3res),
+			.decode = nfs3_dec_READ3args,
+			.handle = nfs3_proc_read,
+			.encode = nfs3_enc_READ3res,
+			.release = NULL,
+			.flags = IN | RPC_PROC_RES_STATUS,
+			.max_reply = 4 + POA + 4 + 4 + 4,
+			.inline_ok = nfs3_inline_READ3args,
+		},
 	/* Written out: its payload is placed aligned on receipt. */
 	[NFSPROC3_WRITE] =
 		{
@@ -97,13 +114,13 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 		  READDIR3res, nfs3_dec_READDIRPLUS3args, nfs3_enc_READDIR3res,
 		  0, NFS3_DIR_MAX),
 	NFS3_PROC(FSSTAT, nfs3_proc_fsstat, FSSTAT3args, FSSTAT3res,
-		  nfs3_dec_FSSTAT3args, nfs3_enc_FSSTAT3res, 0,
+		  nfs3_dec_FSSTAT3args, nfs3_enc_FSSTAT3res, IN,
 		  4 + POA + 6 * 8 + 4),
 	NFS3_PROC(FSINFO, nfs3_proc_fsinfo, FSSTAT3args, FSINFO3res,
-		  nfs3_dec_FSSTAT3args, nfs3_enc_FSINFO3res, 0,
+		  nfs3_dec_FSSTAT3args, nfs3_enc_FSINFO3res, IN,
 		  4 + POA + 7 * 4 + 8 + 8 + 4),
 	NFS3_PROC(PATHCONF, nfs3_proc_pathconf, FSSTAT3args, PATHCONF3res,
-		  nfs3_dec_FSSTAT3args, nfs3_enc_PATHCONF3res, 0,
+		  nfs3_dec_FSSTAT3args, nfs3_enc_PATHCONF3res, IN,
 		  4 + POA + 6 * 4),
 	NFS3_PROC(COMMIT, nfs3_proc_commit, COMMIT3args, COMMIT3res,
 		  nfs3_dec_COMMIT3args, nfs3_enc_COMMIT3res, 0, 4 + WCC + 8),

@@ -49,7 +49,18 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 		r->eof = a->offset >= va.size;
 		goto out_status;
 	}
-	n = vfs_read_buf(o, a->offset, count, &buf, &start, &eof);
+	if (call->nowait) {
+		/* On the event loop: the page cache, or a worker later. */
+		n = vfs_read_buf_nowait(o, a->offset, count, &buf, &start,
+					&eof);
+		if (n == -EAGAIN) {
+			call->defer = true;
+			vfs_obj_put(o);
+			goto out_ctx;
+		}
+	} else {
+		n = vfs_read_buf(o, a->offset, count, &buf, &start, &eof);
+	}
 	if (n < 0) {
 		err = (int)n;
 		goto out_status;

@@ -464,6 +464,24 @@ size_t nfs3_align_WRITE3args(const uint8_t *args, size_t len)
 	return x.pos + skip;
 }
 
+/**
+ * nfs3_inline_READ3args() - rpc_proc.inline_ok of READ (RFC 1813 §3.3.6):
+ * whether the count asked is at most NFS3_READ_INLINE_MAX, small enough
+ * to copy from the page cache on the event loop.
+ */
+bool nfs3_inline_READ3args(const uint8_t *args, size_t len)
+{
+	const uint8_t *fh;
+	uint32_t fhlen, count;
+	struct xdr_buf x;
+	uint64_t offset;
+
+	xdr_init(&x, (uint8_t *)args, len);
+	return xdr_dec_opaque_ref(&x, &fh, &fhlen, NFS3_FHSIZE) &&
+	       xdr_dec_u64(&x, &offset) && xdr_dec_u32(&x, &count) &&
+	       count <= NFS3_READ_INLINE_MAX;
+}
+
 /** nfs3_dec_CREATE3args() - RFC 1813 §3.3.8, createhow3 by mode. */
 bool nfs3_dec_CREATE3args(struct xdr_buf *x, void *args)
 {

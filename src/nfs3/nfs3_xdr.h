@@ -526,6 +526,9 @@ bool nfs3_dec_READLINK3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_READ3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_WRITE3args(struct xdr_buf *x, void *args);
 size_t nfs3_align_WRITE3args(const uint8_t *args, size_t len);
+/* READs up to this many bytes may run on the event loop (nfs3.c). */
+#define NFS3_READ_INLINE_MAX (64 * 1024)
+bool nfs3_inline_READ3args(const uint8_t *args, size_t len);
 bool nfs3_dec_CREATE3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_MKDIR3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_SYMLINK3args(struct xdr_buf *x, void *args);

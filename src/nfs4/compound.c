@@ -305,33 +305,39 @@ struct compound_run {
 	bool done;
 };
 
-static bool enc_result_head(struct compound_run *run, uint32_t resop,
-			    uint32_t status)
-{
-	struct xdr_buf *x = &run->r->x;
-
-	for (;;) {
-		size_t start = x->pos;
-
-		if (xdr_enc_u32(x, resop) && xdr_enc_u32(x, status))
-			return true;
-		x->pos = start;
-		if (!reply_grow(run->r))
-			return false;
-	}
-}
-
-/* An op that ends the compound with @status and nothing but its head. */
+/*
+ * An op that ends the compound with @status before it ran (or with no
+ * result of its own): its head, and for the ops whose result has a body
+ * on errors too, that body as their encoder writes it for an empty result
+ * (SETATTR4res always carries attrsset, RFC 8881 §18.30.2).
+ */
 static void result_error(struct compound_run *run, uint32_t resop,
 			 uint32_t status)
 {
+	const struct nfs4_op *op = op_lookup(resop);
+	struct xdr_buf *x = &run->r->x;
+	void *res = NULL;
+
 	run->status = status;
 	run->done = true;
-	if (enc_result_head(run, resop, status))
-		run->nres++;
-	else
-		run->status = run->c->minorversion ? NFS4ERR_REP_TOO_BIG
-						   : NFS4ERR_RESOURCE;
+	if (op && op->encode && op->encode_err && op->res_size)
+		res = rpc_call_alloc(run->c->call, op->res_size);
+	for (;;) {
+		size_t start = x->pos;
+		bool ok = xdr_enc_u32(x, resop) && xdr_enc_u32(x, status);
+
+		if (ok && res)
+			ok = op->encode(x, status, res);
+		if (ok) {
+			run->nres++;
+			return;
+		}
+		x->pos = start;
+		if (!reply_grow(run->r))
+			break;
+	}
+	run->status = run->c->minorversion ? NFS4ERR_REP_TOO_BIG
+					   : NFS4ERR_RESOURCE;
 }
 
 /* The pre-checks of RFC 8881 §16.2.3 / §2.10.6.x before running @op. */

@@ -40,6 +40,8 @@ uint32_t nfs4_compound_max_ops(void)
  */
 int nfs4_init(const struct nfs4_config *cfg)
 {
+	int ret;
+
 	config = *cfg;
 	if (!config.lease_time)
 		config.lease_time = 90;
@@ -49,8 +51,11 @@ int nfs4_init(const struct nfs4_config *cfg)
 		config.max_ops = NFS4_MAX_OPS_LIMIT;
 	if (config.domain && !config.domain[0])
 		config.domain = NULL;
-	return nfs4_state_init(config.state_dir, config.lease_time,
-			       config.grace_time);
+	ret = nfs4_state_init(config.state_dir, config.lease_time,
+			      config.grace_time);
+	if (ret == 0)
+		nfs4_bc_attach();
+	return ret;
 }
 
 /** nfs4_shutdown() - stop the state module, drop the cached pseudo-fs. */

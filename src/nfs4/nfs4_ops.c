@@ -83,7 +83,11 @@ NFS4_OP_WEAK(seek);
 NFS4_OP_WEAK(write_same);
 NFS4_OP_WEAK(clone);
 
-/* &weak_undefined is NULL; taken through a macro so each row is one line */
+/*
+ * &weak_undefined is NULL; taken through a macro so each row is one line.
+ * A designated initializer cannot be parenthesized.
+ */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define NFS4_OP_ROW(NAME, name) [OP_##NAME] = &nfs4_op_desc_##name
 
 const struct nfs4_op *const nfs4_ops[NFS4_OP_MAX + 1] = {

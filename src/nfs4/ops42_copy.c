@@ -89,7 +89,7 @@ struct OFFLOAD_STATUS4args {
 /* netloc4 (RFC 7862 §4.1.1): decoded for validity, then dropped. */
 static bool nfs4_dec_netloc4(struct xdr_buf *x, uint32_t *type)
 {
-	struct nfs4_opaque s;
+	struct nfs4_opaque s, na_r_netid, na_r_addr;
 
 	if (!xdr_dec_u32(x, type))
 		return false;
@@ -97,9 +97,9 @@ static bool nfs4_dec_netloc4(struct xdr_buf *x, uint32_t *type)
 	case NL4_NAME:
 	case NL4_URL:
 		return nfs4_dec_opaque(x, &s, NFS4_OPAQUE_LIMIT);
-	case NL4_NETADDR: /* netaddr4: na_r_netid, na_r_addr */
-		return nfs4_dec_opaque(x, &s, NFS4_OPAQUE_LIMIT) &&
-		       nfs4_dec_opaque(x, &s, NFS4_OPAQUE_LIMIT);
+	case NL4_NETADDR:
+		return nfs4_dec_opaque(x, &na_r_netid, NFS4_OPAQUE_LIMIT) &&
+		       nfs4_dec_opaque(x, &na_r_addr, NFS4_OPAQUE_LIMIT);
 	default:
 		xdr_poison(x);
 		return false;

@@ -90,6 +90,21 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 		return nfs4_status(OP_READ, (int)n);
 	r->len = (uint32_t)n;
 	r->eof = eof;
+	/*
+	 * A short read (near the end of the file) is copied after all: only
+	 * more than NFS4_READ_TAIL_MIN bytes of data go as a tail, which is
+	 * what makes a reply with a tail too big for a slot to keep unasked
+	 * (compound.c offers the slot no bytes for it).
+	 */
+	if (r->as_tail && r->len <= NFS4_READ_TAIL_MIN) {
+		r->as_tail = false;
+		room = nfs4_compound_room(c);
+		room = room > 12 ? (room - 12) & ~3u : 0;
+		if (r->len > room) {
+			r->len = room;
+			r->eof = false;
+		}
+	}
 	return NFS4_OK;
 }
 

@@ -99,7 +99,7 @@ static struct nfs4_pseudo_node *node_new(struct nfs4_pseudo *p,
 	if (!n->name || !n->path)
 		goto out_free;
 	if (!parent) {
-		strcpy(n->path, "/");
+		memcpy(n->path, "/", sizeof("/"));
 	} else {
 		memcpy(n->path, parent->path, plen);
 		if (plen > 1)
@@ -111,13 +111,16 @@ static struct nfs4_pseudo_node *node_new(struct nfs4_pseudo *p,
 	}
 	n->id = path_hash(n->path);
 	n->parent = parent;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	nodes = realloc(p->nodes, (p->nnodes + 1) * sizeof(*nodes));
 	if (!nodes)
 		goto out_free;
 	p->nodes = nodes;
 	if (parent) {
-		kids = realloc(parent->children,
-			       (parent->nchildren + 1) * sizeof(*kids));
+		size_t nk = parent->nchildren + 1;
+
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): as above */
+		kids = realloc(parent->children, nk * sizeof(*kids));
 		if (!kids)
 			goto out_free;
 		parent->children = kids;
@@ -154,6 +157,7 @@ static struct nfs4_pseudo_node *node_child(const struct nfs4_pseudo_node *d,
 
 static int node_add_under(struct nfs4_pseudo_node *n, struct export *e)
 {
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	struct export **u = realloc(n->under, (n->nunder + 1) * sizeof(*u));
 
 	if (!u)

@@ -6,6 +6,7 @@
 #include "rpc/drc.h"
 #include "rpc/rpc_int.h"
 
+#include <assert.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -164,6 +165,8 @@ static bool drc_evict_locked(void)
 {
 	if (!lru_head)
 		return false;
+	/* The head is first, and only finished entries are on the LRU. */
+	assert(!lru_head->lprev && lru_head->state == DRC_STATE_DONE);
 	drc_remove_locked(lru_head);
 	return true;
 }

@@ -121,7 +121,8 @@ int pmap_uaddr(const struct sockaddr_storage *ss, char *buf, size_t len)
 		return -EINVAL;
 	if (!inet_ntop(ss->ss_family, a, host, sizeof(host)))
 		return -EINVAL;
-	n = snprintf(buf, len, "%s.%u.%u", host, port >> 8, port & 0xff);
+	n = snprintf(buf, len, "%s.%u.%u", host, (unsigned int)(port >> 8),
+		     (unsigned int)(port & 0xff));
 	if (n < 0 || (size_t)n >= len)
 		return -EINVAL;
 	return n;
@@ -396,7 +397,7 @@ static void rpcb_getaddr(struct rpc_call *call, const struct rpcb *r,
 	for (i = 0; i < pmap_n; i++) {
 		const struct pmap_entry *e = &pmap_table[i];
 
-		if (e->prog != r->prog || strcmp(entry_netid(e), want))
+		if (e->prog != r->prog || strcmp(entry_netid(e), want) != 0)
 			continue;
 		if (e->vers == r->vers) {
 			best = e;
@@ -423,6 +424,27 @@ static void rpcb_proc_getversaddr(struct rpc_call *call, const void *args,
 	rpcb_getaddr(call, args, res, true);
 }
 
+/*
+ * One port octet of a universal address (RFC 5665 "h1.h2.h3.h4.p1.p2"):
+ * all of @s, 1-3 decimal digits, at most 255. (sscanf's %u would take a
+ * sign, blanks and trailing junk, and its overflow is undefined.)
+ */
+static bool uaddr_octet(const char *s, unsigned int *out)
+{
+	unsigned int v = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (i == 3 || s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned int)(s[i] - '0');
+	}
+	if (i == 0 || v > 255)
+		return false;
+	*out = v;
+	return true;
+}
+
 static void rpcb_proc_set(struct rpc_call *call, const void *args, void *res)
 {
 	const struct rpcb *r = args;
@@ -446,11 +468,11 @@ static void rpcb_proc_set(struct rpc_call *call, const void *args, void *res)
 	/* uaddr "host.p1.p2": split off the last two dotted numbers. */
 	memcpy(host, r->addr, sizeof(host));
 	dot = strrchr(host, '.');
-	if (!dot || sscanf(dot + 1, "%u", &p2) != 1)
+	if (!dot || !uaddr_octet(dot + 1, &p2))
 		return;
 	*dot = '\0';
 	dot = strrchr(host, '.');
-	if (!dot || sscanf(dot + 1, "%u", &p1) != 1 || p1 > 255 || p2 > 255)
+	if (!dot || !uaddr_octet(dot + 1, &p1))
 		return;
 	*dot = '\0';
 	if (transport_parse_addr(host, 0, &ss, &len) < 0)
@@ -862,7 +884,8 @@ static void *pmap_udp_main(void *arg)
 	struct pmap_udp *u = arg;
 	static _Thread_local uint8_t arena[16384];
 	struct rpc_call call;
-	struct sockaddr_storage peer;
+	/* zeroed for the analyzer: recvfrom's address is a transparent union */
+	struct sockaddr_storage peer = {0};
 	struct iovec iov[3];
 	struct msghdr msg;
 	uint8_t buf[9000];

@@ -42,7 +42,7 @@ static void rpc_stats_register(unsigned int idx)
 			p = &v->procs[j];
 			if (!p->name && !p->handle)
 				continue;
-			snprintf(num, sizeof(num), "%u", j);
+			(void)snprintf(num, sizeof(num), "%u", j);
 			slot = stats_slot_add(prog->name ? prog->name : "?",
 					      v->vers, j, p->name ? p->name
 								  : num);
@@ -274,6 +274,12 @@ static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p,
 	}
 	if (p->handle)
 		p->handle(call, args, res);
+	if (call->defer) {
+		/* It would block on the loop: no reply, run again later. */
+		if (p->release)
+			p->release(call, res);
+		return true;
+	}
 	if ((p->flags & RPC_PROC_RES_STATUS) && p->res_size >= sizeof(*status))
 		memcpy(status, res, sizeof(*status));
 	*stat = SUCCESS;
@@ -303,6 +309,15 @@ out_release:
 	return false;
 }
 
+static void (*rpc_reply_handler)(struct conn *c, uint32_t xid,
+				 const uint8_t *rec, size_t len);
+
+void rpc_set_reply_handler(void (*fn)(struct conn *c, uint32_t xid,
+				      const uint8_t *rec, size_t len))
+{
+	rpc_reply_handler = fn;
+}
+
 bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
 {
 	const struct rpc_program *prog;
@@ -318,9 +333,15 @@ bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
 	bool ok;
 
 	xdr_init(&x, rec, len);
-	/* RFC 5531 §9: anything but a well-formed CALL is silently dropped. */
-	if (!xdr_dec_u32(&x, &call->xid) || !xdr_dec_u32(&x, &mtype) ||
-	    mtype != CALL || !xdr_dec_u32(&x, &rpcvers))
+	/* RFC 5531 §9: anything but a well-formed CALL is silently dropped,
+	 * except a REPLY to a call of ours (a callback), if one is awaited. */
+	if (!xdr_dec_u32(&x, &call->xid) || !xdr_dec_u32(&x, &mtype))
+		return false;
+	if (mtype == REPLY && rpc_reply_handler) {
+		rpc_reply_handler(call->conn, call->xid, rec, len);
+		return false;
+	}
+	if (mtype != CALL || !xdr_dec_u32(&x, &rpcvers))
 		return false;
 	if (rpcvers != RPC_VERSION) {
 		stats_call_rejected();
@@ -371,6 +392,10 @@ bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
 		}
 	}
 	ok = rpc_run_proc(call, p, &stat, &status);
+	if (call->defer) {
+		drc_abort(drc);
+		return false;
+	}
 	stats_call_done(slot, t0, !ok || stat != SUCCESS, status != 0);
 	if (ok && !(vers->status_retry && status == vers->status_retry))
 		drc_finish(drc, &call->res);

@@ -73,6 +73,16 @@ struct rpc_call {
 	struct sockaddr_storage peer; /* copy of the connection's peer */
 	socklen_t peer_len;
 	bool peer_privileged;        /* source port < 1024 */
+	/*
+	 * Set by the transport: the call runs on the event-loop thread that
+	 * read it and must not block (RPC_PROC_INLINE). A handler that finds
+	 * it would (a READ missing the page cache) sets @defer and returns:
+	 * rpc_process_record() then returns false with @defer still set, no
+	 * reply built and nothing counted, and the transport runs the call
+	 * again from its record on a worker, with @nowait clear.
+	 */
+	bool nowait;
+	bool defer;
 	struct sockaddr_storage local; /* our address on the connection */
 	socklen_t local_len;
 	struct xdr_buf args;         /* the procedure's arguments */
@@ -133,6 +143,12 @@ struct rpc_proc {
 	 * the first byte that starts a file block), or 0 for none.
 	 */
 	size_t (*payload_align)(const uint8_t *args, size_t len);
+	/*
+	 * Optional, for RPC_PROC_INLINE procedures: from the first @len
+	 * bytes of the arguments, whether this call is small enough to run
+	 * inline (READ: the count asked); without it every call may.
+	 */
+	bool (*inline_ok)(const uint8_t *args, size_t len);
 };
 
 #define RPC_PAYLOAD_ALIGN 4096
@@ -141,6 +157,12 @@ struct rpc_proc {
 /* @res starts with a uint32_t protocol status, 0 = OK; the statistics
  * count any other value as an error of the procedure (core/stats.h). */
 #define RPC_PROC_RES_STATUS 0x2
+/*
+ * Cheap, and blocks at most briefly on cached metadata: the transport may
+ * run it on the event-loop thread that read it, with no hand-off to a
+ * worker (DESIGN.md §3). Handlers of such procedures honour call->nowait.
+ */
+#define RPC_PROC_INLINE 0x4
 
 /* Reply body size assumed when a procedure leaves max_reply at 0. */
 #define RPC_DEFAULT_MAX_REPLY 4096
@@ -189,11 +211,31 @@ const struct rpc_program *rpc_find_program(uint32_t prog);
 size_t rpc_record_align(const uint8_t *head, size_t len);
 
 /*
+ * rpc_record_inline() - whether the complete record @rec (@len bytes) may
+ * run on the event loop: a CALL of an RPC_PROC_INLINE procedure (whose
+ * inline_ok, if any, agrees), or a message answered or dropped without
+ * reaching a procedure (bad header, unknown program, version or
+ * procedure). Never trusted for anything else: rpc_process_record()
+ * decodes the record again.
+ */
+bool rpc_record_inline(const uint8_t *rec, size_t len);
+
+/*
  * rpc_process_record() - decode one complete RPC record (RFC 5531 §9),
  * authenticate, dispatch, and build the reply in call->res. Returns true
  * when a reply must be sent, false when the message is dropped (not a
  * CALL, or a retransmission still in progress).
  */
 bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len);
+
+/*
+ * rpc_set_reply_handler() - REPLY messages (RFC 5531 §9) arriving on a
+ * connection, answers to calls the server sent on it (the NFSv4.1 back
+ * channel), go to @fn with the whole record (@rec, @len; borrowed for the
+ * duration of the call) instead of being dropped. It may run on an event
+ * loop thread and must not block. Set at start-up; NULL drops them again.
+ */
+void rpc_set_reply_handler(void (*fn)(struct conn *c, uint32_t xid,
+				      const uint8_t *rec, size_t len));
 
 #endif

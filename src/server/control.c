@@ -164,7 +164,8 @@ static int open_http(const char *spec, char *err, size_t errlen)
 
 	ret = transport_parse_addr(spec, 0, &ss, &len);
 	if (ret < 0) {
-		snprintf(err, errlen, "--metrics %s: not ADDR:PORT", spec);
+		(void)snprintf(err, errlen, "--metrics %s: not ADDR:PORT",
+			       spec);
 		return ret;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -211,12 +212,13 @@ int control_open(const char *state_dir, const char *metrics_addr, char *err,
 	ctl.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ctl.wake_fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "eventfd: %s", strerror(-ret));
+		(void)snprintf(err, errlen, "eventfd: %s", strerror(-ret));
 		return ret;
 	}
 	ret = open_control_sock(state_dir);
 	if (ret < 0) {
-		snprintf(err, errlen, "control socket: %s", strerror(-ret));
+		(void)snprintf(err, errlen, "control socket: %s",
+			       strerror(-ret));
 		control_stop();
 		return ret;
 	}
@@ -263,7 +265,7 @@ static int control_answer(char *line, char **out, size_t *len)
 	cmd = strtok_r(line, " \t", &save);
 	arg = cmd ? strtok_r(NULL, " \t", &save) : NULL;
 	extra = arg ? strtok_r(NULL, " \t", &save) : NULL;
-	if (!cmd || strcmp(cmd, "stats") || extra)
+	if (!cmd || strcmp(cmd, "stats") != 0 || extra)
 		return reply_text("error: unknown request (try "
 				  "\"stats [text|json|prometheus]\")\n",
 				  out, len);

@@ -28,6 +28,7 @@
 #include "rpc/rpc.h"
 #include "server/control.h"
 #include "transport/transport.h"
+#include "vfs/fault.h"
 #include "vfs/vfs.h"
 
 #define NFS_PORT 2049
@@ -49,6 +50,8 @@ struct options {
 	uint32_t max_record;
 	uint64_t max_memory;
 	const char *metrics;
+	struct transport_limits lim; /* --max-conns ... --max-sendq */
+	uint32_t max_open_files;
 };
 
 static struct options opt = {
@@ -72,6 +75,14 @@ enum {
 	OPT_GRACE_TIME,
 	OPT_V4_DOMAIN,
 	OPT_MAX_OPS,
+	OPT_MAX_CONNS,
+	OPT_MAX_CONNS_PER_CLIENT,
+	OPT_MAX_INFLIGHT,
+	OPT_MAX_INFLIGHT_TOTAL,
+	OPT_IDLE_TIMEOUT,
+	OPT_RECORD_TIMEOUT,
+	OPT_MAX_SENDQ,
+	OPT_MAX_OPEN_FILES,
 };
 
 /* NFSv4 settings (--lease-time, --grace-time, --v4-domain, --max-ops). */
@@ -118,6 +129,16 @@ static const struct option long_opts[] = {
 	{ "grace-time", required_argument, NULL, OPT_GRACE_TIME },
 	{ "v4-domain", required_argument, NULL, OPT_V4_DOMAIN },
 	{ "max-ops", required_argument, NULL, OPT_MAX_OPS },
+	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
+	{ "max-conns-per-client", required_argument, NULL,
+	  OPT_MAX_CONNS_PER_CLIENT },
+	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
+	{ "max-inflight-total", required_argument, NULL,
+	  OPT_MAX_INFLIGHT_TOTAL },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "record-timeout", required_argument, NULL, OPT_RECORD_TIMEOUT },
+	{ "max-sendq", required_argument, NULL, OPT_MAX_SENDQ },
+	{ "max-open-files", required_argument, NULL, OPT_MAX_OPEN_FILES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -159,6 +180,27 @@ static void usage(FILE *f)
 		"(default: numeric ids)\n"
 		"      --max-ops N           operations per NFSv4 COMPOUND "
 		"(default 64)\n"
+		"      --max-conns N         client connections (default "
+		"4096)\n"
+		"      --max-conns-per-client N  connections from one "
+		"address (default 512,\n"
+		"                            0 = no limit)\n"
+		"      --max-inflight N      calls in flight per connection "
+		"(default 128)\n"
+		"      --max-inflight-total N  calls in flight in all "
+		"(default 4096, 0 = none)\n"
+		"      --idle-timeout SECONDS  close idle connections "
+		"(default 300, 0 = never)\n"
+		"      --record-timeout SECONDS  close a connection whose "
+		"record is not\n"
+		"                            complete in time (default 30, "
+		"0 = never)\n"
+		"      --max-sendq BYTES     unread reply bytes per "
+		"connection before it is\n"
+		"                            cut off (K/M/G; default 16M, "
+		"0 = no limit)\n"
+		"      --max-open-files N    objects in the open-file cache "
+		"(default 65536)\n"
 		"  -h, --help                this text\n"
 		"       nasd stats [--state-dir DIR] [--json|--prometheus]\n"
 		"                            print a running server's "
@@ -177,7 +219,15 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 }
 
 /* "1073741824", "512M", "1G": bytes, at least IOBUF_MIN_MAX_MEMORY. */
+static bool parse_size(const char *s, uint64_t *out);
+
 static bool parse_bytes(const char *s, uint64_t *out)
+{
+	return parse_size(s, out) && *out >= IOBUF_MIN_MAX_MEMORY;
+}
+
+/* "65536", "64K", "16M", "1G": a byte count. */
+static bool parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;
 	unsigned int shift = 0;
@@ -198,7 +248,7 @@ static bool parse_bytes(const char *s, uint64_t *out)
 	if (*end || v > (UINT64_MAX >> shift))
 		return false;
 	*out = (uint64_t)v << shift;
-	return *out >= IOBUF_MIN_MAX_MEMORY;
+	return true;
 }
 
 /* --metrics takes ADDR:PORT with a port (checked before any socket). */
@@ -217,8 +267,10 @@ static bool metrics_addr_ok(const char *spec)
 static int parse_args(int argc, char **argv)
 {
 	unsigned long v;
+	uint64_t b;
 	int c, idx = 0;
 
+	transport_limits_default(&opt.lim);
 	while ((c = getopt_long(argc, argv, "e:c:l:fh", long_opts, &idx)) !=
 	       -1) {
 		switch (c) {
@@ -303,6 +355,47 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			nfs4_cfg.max_ops = (uint32_t)v;
 			break;
+		case OPT_MAX_CONNS:
+			if (!parse_ulong(optarg, 1u << 20, &v) || !v)
+				goto bad;
+			opt.lim.max_conns = (uint32_t)v;
+			break;
+		case OPT_MAX_CONNS_PER_CLIENT:
+			if (!parse_ulong(optarg, 1u << 20, &v))
+				goto bad;
+			opt.lim.max_conns_per_client = (uint32_t)v;
+			break;
+		case OPT_MAX_INFLIGHT:
+			if (!parse_ulong(optarg, 65536, &v) || !v)
+				goto bad;
+			opt.lim.max_inflight = (uint32_t)v;
+			break;
+		case OPT_MAX_INFLIGHT_TOTAL:
+			if (!parse_ulong(optarg, 1u << 24, &v))
+				goto bad;
+			opt.lim.max_inflight_total = (uint32_t)v;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (!parse_ulong(optarg, 86400 * 7, &v))
+				goto bad;
+			opt.lim.idle_timeout = (uint32_t)v;
+			break;
+		case OPT_RECORD_TIMEOUT:
+			if (!parse_ulong(optarg, 86400, &v))
+				goto bad;
+			opt.lim.record_timeout = (uint32_t)v;
+			break;
+		case OPT_MAX_SENDQ:
+			if (!parse_size(optarg, &b) || b > UINT32_MAX ||
+			    (b && b < TRANSPORT_MIN_MAX_SENDQ))
+				goto bad;
+			opt.lim.max_sendq = (uint32_t)b;
+			break;
+		case OPT_MAX_OPEN_FILES:
+			if (!parse_ulong(optarg, 1u << 24, &v) || v < 256)
+				goto bad;
+			opt.max_open_files = (uint32_t)v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -349,7 +442,7 @@ static int default_export_file(char *file, size_t len, int *memfd)
 	} else if (errno != EEXIST) {
 		return -errno;
 	}
-	snprintf(path, sizeof(path), "%s/README.txt", dir);
+	(void)snprintf(path, sizeof(path), "%s/README.txt", dir); /* fits */
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		if (write(fd, readme, sizeof(readme) - 1) < 0)
@@ -368,7 +461,7 @@ static int default_export_file(char *file, size_t len, int *memfd)
 		return -EIO;
 	}
 	*memfd = fd;
-	snprintf(file, len, "/proc/self/fd/%d", fd);
+	(void)snprintf(file, len, "/proc/self/fd/%d", fd);
 	return 0;
 }
 
@@ -389,8 +482,8 @@ static struct export_table *load_exports(char *err, size_t errlen)
 	} else {
 		ret = default_export_file(file, sizeof(file), &memfd);
 		if (ret < 0)
-			snprintf(err, errlen, "sample export in %s: %s",
-				 opt.state_dir, strerror(-ret));
+			(void)snprintf(err, errlen, "sample export in %s: %s",
+				       opt.state_dir, strerror(-ret));
 		else
 			ret = export_parse_file(file, &t, err, errlen);
 		if (memfd >= 0)
@@ -412,7 +505,7 @@ out_free:
 	export_table_free(t);
 out_err:
 	if (!err[0])
-		snprintf(err, errlen, "%s", strerror(-ret));
+		(void)snprintf(err, errlen, "%s", strerror(-ret));
 	return NULL;
 }
 
@@ -445,12 +538,12 @@ static void sockaddr_str(const struct sockaddr_storage *ss, char *buf,
 		inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, host,
 			  sizeof(host));
 		port = ntohs(((struct sockaddr_in *)ss)->sin_port);
-		snprintf(buf, len, "%s:%u", host, port);
+		(void)snprintf(buf, len, "%s:%u", host, port);
 	} else {
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr,
 			  host, sizeof(host));
 		port = ntohs(((struct sockaddr_in6 *)ss)->sin6_port);
-		snprintf(buf, len, "[%s]:%u", host, port);
+		(void)snprintf(buf, len, "[%s]:%u", host, port);
 	}
 }
 
@@ -551,7 +644,8 @@ static int start_portmapper(const struct sockaddr_storage *nfs,
 		ret = listen_one(spec, 0, &b);
 		if (ret < 0)
 			return ret;
-		snprintf(udp[(*nudp)++], 96, "%s", spec);
+		/* spec is a char[96] too */
+		(void)snprintf(udp[(*nudp)++], 96, "%s", spec);
 		pmap_add_program(&pmap_program, IPPROTO_TCP_PMAP, &b);
 		pmap_add_program(&pmap_program, IPPROTO_UDP_PMAP, &b);
 	}
@@ -636,15 +730,21 @@ int main(int argc, char **argv)
 	stats_init();
 	if (parse_args(argc, argv) < 0)
 		return 2;
-	signal(SIGPIPE, SIG_IGN);
+	(void)signal(SIGPIPE, SIG_IGN); /* fails only for a bad signal */
 	if (opt.config && !realpath(opt.config, config_path)) {
 		fprintf(stderr, "nasd: %s: %s\n", opt.config, strerror(errno));
 		return 1;
 	}
+	vfs_set_max_open_files(opt.max_open_files);
 	ret = vfs_secret_init(opt.state_dir);
 	if (ret < 0) {
 		fprintf(stderr, "nasd: state dir %s: %s\n", opt.state_dir,
 			strerror(-ret));
+		return 1;
+	}
+	/* Test builds and the fault suite: NASD_FAULTS (vfs/fault.h). */
+	if (vfs_fault_init_env() < 0) {
+		fprintf(stderr, "nasd: bad NASD_FAULTS (see the log)\n");
 		return 1;
 	}
 	t = load_exports(err, sizeof(err));
@@ -658,7 +758,7 @@ int main(int argc, char **argv)
 	rpc_register_program(&nfs_program);
 	rpc_register_program(&mount3_program);
 	iobuf_set_max_memory(opt.max_memory);
-	transport_limits_default(&lim);
+	lim = opt.lim;
 	if (opt.max_record)
 		lim.max_record = opt.max_record;
 	ret = transport_init(opt.loops, opt.threads, &lim);

@@ -124,8 +124,8 @@ int metrics_http_handle(const char *buf, size_t len, bool full, char **reply,
 	if (!t_len || i >= line || buf[i] != ' ' || buf[t_off] != '/')
 		return http_error(400, "Bad Request", reply, rlen);
 	i++;
-	if (line - i != 8 ||
-	    (memcmp(buf + i, "HTTP/1.1", 8) && memcmp(buf + i, "HTTP/1.0", 8)))
+	if (line - i != 8 || (memcmp(buf + i, "HTTP/1.1", 8) != 0 &&
+			      memcmp(buf + i, "HTTP/1.0", 8) != 0))
 		return http_error(400, "Bad Request", reply, rlen);
 
 	/* Answer only once the whole head is in, so the peer reads it. */
@@ -146,7 +146,7 @@ int metrics_http_handle(const char *buf, size_t len, bool full, char **reply,
 		return http_error(405, "Method Not Allowed", reply, rlen);
 	for (p_len = 0; p_len < t_len && buf[t_off + p_len] != '?'; p_len++)
 		;
-	if (p_len != 8 || memcmp(buf + t_off, "/metrics", 8))
+	if (p_len != 8 || memcmp(buf + t_off, "/metrics", 8) != 0)
 		return http_error(404, "Not Found", reply, rlen);
 
 	ret = stats_snapshot_take(&s);

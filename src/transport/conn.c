@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -115,6 +116,65 @@ static void conn_call_done(struct conn *c)
 	if (left < xprt.lim.max_inflight && atomic_load(&c->paused) &&
 	    atomic_exchange(&c->paused, false))
 		loop_post_resume(c);
+	transport_total_done(1);
+}
+
+/* Reply bytes of @xc not yet written. */
+static size_t xcall_left(const struct xcall *xc)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = xc->iov_first; i < xc->iov_cnt; i++)
+		n += xc->iov[i].iov_len;
+	return n;
+}
+
+/*
+ * A reply is leaving the send queue to be freed: it stopped counting
+ * against max_inflight_total when it was queued (transport_total_done),
+ * so give back the count xcall_free() is about to take.
+ */
+static void xcall_unqueue(struct xcall *xc)
+{
+	(void)xc;
+	if (xprt.lim.max_inflight_total)
+		atomic_fetch_add(&xprt.inflight_total, 1);
+}
+
+/*
+ * @xc joins the send queue (@c->lock held): its call is answered, so it
+ * no longer counts as in flight in total; its unsent bytes count against
+ * max_sendq. Returns false when they would exceed it: the connection is
+ * then cut off (shut down here, closed by its loop; every reply still
+ * coming is dropped) and @xc is not queued.
+ */
+static bool conn_queue_reply(struct conn *c, struct xcall *xc)
+{
+	size_t q = atomic_load(&c->sendq_bytes) + xcall_left(xc);
+	char host[64];
+
+	if (xprt.lim.max_sendq && q > xprt.lim.max_sendq) {
+		atomic_store(&c->cut, true);
+		stats_limit_hit(STATS_LIMIT_SENDQ);
+		xprt_host(&c->peer, host, sizeof(host));
+		log_ratelimited(LL_WARN,
+				"transport: %s: %zu reply bytes not read, over "
+				"%u, closing (--max-sendq)",
+				host, q, xprt.lim.max_sendq);
+		shutdown(c->fd, SHUT_RDWR);
+		return false;
+	}
+	atomic_store(&c->sendq_bytes, q);
+	xc->next = NULL;
+	if (c->sendq_head)
+		c->sendq_tail->next = xc;
+	else
+		c->sendq_head = xc;
+	c->sendq_tail = xc;
+	atomic_store(&c->has_sendq, true);
+	transport_total_done(1);
+	return true;
 }
 
 /*
@@ -142,10 +202,11 @@ void xcall_free(struct xcall *xc)
 }
 
 /*
- * Write what is left of @xc's reply. Returns 1 when all of it went, 0 when
- * the socket is full, -errno on a socket error. @c->lock held.
+ * Write what is left of @xc's reply, with extra sendmsg @flags (MSG_MORE).
+ * Returns 1 when all of it went, 0 when the socket is full, -errno on a
+ * socket error. @c->lock held.
  */
-static int xcall_write(struct conn *c, struct xcall *xc)
+static int xcall_write(struct conn *c, struct xcall *xc, int flags)
 {
 	struct msghdr msg = { 0 };
 	struct iovec *iov;
@@ -154,7 +215,7 @@ static int xcall_write(struct conn *c, struct xcall *xc)
 	for (;;) {
 		msg.msg_iov = xc->iov + xc->iov_first;
 		msg.msg_iovlen = (size_t)(xc->iov_cnt - xc->iov_first);
-		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | flags);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -177,8 +238,11 @@ static int xcall_write(struct conn *c, struct xcall *xc)
 	}
 }
 
-/* Send the reply in xc->rpc.res; ownership of @xc passes here. */
-static void conn_send(struct conn *c, struct xcall *xc)
+/*
+ * Send the reply in xc->rpc.res; ownership of @xc passes here. @flags:
+ * MSG_MORE when another reply follows at once (the loop's inline calls).
+ */
+static void conn_send(struct conn *c, struct xcall *xc, int flags)
 {
 	struct xdr_buf *res = &xc->rpc.res;
 	size_t body = res->pos;
@@ -205,35 +269,44 @@ static void conn_send(struct conn *c, struct xcall *xc)
 	xc->next = NULL;
 
 	pthread_mutex_lock(&c->lock);
-	if (atomic_load(&c->closed)) {
+	if (atomic_load(&c->closed) || atomic_load(&c->cut)) {
 		pthread_mutex_unlock(&c->lock);
 		xcall_free(xc);
 		return;
 	}
 	/* Replies queued before this one go first (one writer at a time). */
 	if (c->sendq_head) {
-		c->sendq_tail->next = xc;
-		c->sendq_tail = xc;
+		if (conn_queue_reply(c, xc)) {
+			pthread_mutex_unlock(&c->lock);
+			return;
+		}
 		pthread_mutex_unlock(&c->lock);
+		xcall_free(xc);
 		return;
 	}
-	ret = xcall_write(c, xc);
+	ret = xcall_write(c, xc, flags);
 	if (ret == 0) {
-		c->sendq_head = c->sendq_tail = xc;
-		atomic_store(&c->has_sendq, true);
+		if (!conn_queue_reply(c, xc)) {
+			pthread_mutex_unlock(&c->lock);
+			xcall_free(xc);
+			return;
+		}
 		/*
 		 * The socket may have drained between the failed write and
 		 * has_sendq becoming visible to the loop, whose EPOLLOUT
 		 * would then have been ignored: try once more, so that a
 		 * later full socket raises a new edge the loop will see.
 		 */
-		ret = xcall_write(c, xc);
+		ret = xcall_write(c, xc, 0);
 		if (ret == 0) {
+			atomic_store(&c->sendq_bytes, xcall_left(xc));
 			pthread_mutex_unlock(&c->lock);
 			return;
 		}
 		c->sendq_head = c->sendq_tail = NULL;
+		atomic_store(&c->sendq_bytes, 0);
 		atomic_store(&c->has_sendq, false);
+		xcall_unqueue(xc);
 	}
 	if (ret < 0) {
 		log_debug("transport: send: %s", strerror(-ret));
@@ -257,21 +330,138 @@ void xcall_run(struct xcall *xc)
 		xcall_free(xc);
 		return;
 	}
-	conn_send(c, xc);
+	conn_send(c, xc, 0);
+}
+
+/* Fill xc->rpc for a fresh run of its record on @c. */
+static void xcall_prep(struct xcall *xc, struct conn *c)
+{
+	rpc_call_init(&xc->rpc, xc->arena + xc->arena_off,
+		      sizeof(xc->arena) - xc->arena_off);
+	xc->rpc.conn = c;
+	memcpy(&xc->rpc.peer, &c->peer, c->peer_len);
+	xc->rpc.peer_len = c->peer_len;
+	xc->rpc.peer_privileged = c->privileged;
+	memcpy(&xc->rpc.local, &c->local, c->local_len);
+	xc->rpc.local_len = c->local_len;
+}
+
+/*
+ * xcall_run_inline() - loop side: process a call marked rpc.nowait and
+ * send its reply, with MSG_MORE when @more (another reply to the same
+ * connection follows in this round). Returns true when the call must
+ * block after all: it is then ready to run again and the caller hands it
+ * to the pool; else @xc is freed or queued on its connection.
+ */
+bool xcall_run_inline(struct xcall *xc, bool more)
+{
+	struct conn *c = xc->rpc.conn;
+
+	if (atomic_load_explicit(&c->closed, memory_order_relaxed)) {
+		xcall_free(xc);
+		return false;
+	}
+	if (rpc_process_record(&xc->rpc, xc->rec, xc->rec_len)) {
+		c->corked = more;
+		conn_send(c, xc, more ? MSG_MORE : 0);
+		return false;
+	}
+	if (!xc->rpc.defer) {
+		xcall_free(xc);
+		return false;
+	}
+	rpc_call_finish(&xc->rpc);
+	xcall_prep(xc, c);
+	return true;
+}
+
+/*
+ * xcall_uncork() - loop side: the last inline call of a round on @c sent
+ * nothing (dropped, or handed to the pool) after replies that went with
+ * MSG_MORE: push them out now (setting TCP_NODELAY pushes pending data).
+ */
+void xcall_uncork(struct conn *c)
+{
+	int one = 1;
+
+	c->corked = false;
+	if (atomic_load(&c->closed))
+		return;
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* See transport.h: connections used by a layer beyond one call. */
+static void (*conn_close_hook)(struct conn *c);
+
+void transport_set_close_hook(void (*hook)(struct conn *c))
+{
+	conn_close_hook = hook;
+}
+
+void transport_conn_get(struct conn *c)
+{
+	atomic_fetch_add(&c->refs, 1);
+}
+
+void transport_conn_put(struct conn *c)
+{
+	conn_put(c);
+}
+
+bool transport_conn_closed(const struct conn *c)
+{
+	return atomic_load(&c->closed) || atomic_load(&c->cut);
+}
+
+/*
+ * The message is copied into a call object's arena and leaves as that
+ * call's "reply": it counts as a call in flight on @c (and in total) until
+ * written, like any reply, so the send queue limits apply to it too.
+ */
+int transport_conn_send_call(struct conn *c, const void *rec, size_t len)
+{
+	struct xcall *xc;
+
+	if (!len || len > XCALL_ARENA / 2)
+		return -EMSGSIZE;
+	if (transport_conn_closed(c))
+		return -ENOTCONN;
+	xc = xcall_get(c);
+	if (!xc)
+		return -ENOMEM;
+	xc->rec = NULL;
+	xc->rec_len = 0;
+	xc->rec_buf = NULL;
+	xc->arena_off = XCALL_ARENA / 2;
+	xcall_prep(xc, c);
+	memcpy(xc->arena, rec, len);
+	xdr_init(&xc->rpc.res, xc->arena, len);
+	xc->rpc.res.pos = len;
+	atomic_fetch_add(&c->refs, 1);
+	atomic_fetch_add(&c->inflight, 1);
+	if (xprt.lim.max_inflight_total)
+		atomic_fetch_add(&xprt.inflight_total, 1);
+	conn_send(c, xc, 0);
+	return 0;
 }
 
 /* conn_flush() - loop side: the socket drained, send the queued replies. */
 void conn_flush(struct loop *lp, struct conn *c)
 {
 	struct xcall *done = NULL, *xc;
+	size_t before, after, q0, q;
 	int ret = 0;
 
-	(void)lp;
 	if (!atomic_load(&c->has_sendq))
 		return;
 	pthread_mutex_lock(&c->lock);
-	while ((xc = c->sendq_head) != NULL && !atomic_load(&c->closed)) {
-		ret = xcall_write(c, xc);
+	q = q0 = atomic_load(&c->sendq_bytes);
+	while ((xc = c->sendq_head) != NULL && !atomic_load(&c->closed) &&
+	       !atomic_load(&c->cut)) {
+		before = xcall_left(xc);
+		ret = xcall_write(c, xc, 0);
+		after = ret == 0 ? xcall_left(xc) : 0;
+		q -= q >= before - after ? before - after : q;
 		if (ret == 0)
 			break;
 		c->sendq_head = xc->next;
@@ -284,13 +474,22 @@ void conn_flush(struct loop *lp, struct conn *c)
 	}
 	if (!c->sendq_head) {
 		c->sendq_tail = NULL;
+		q = 0;
 		atomic_store(&c->has_sendq, false);
 	}
+	atomic_store(&c->sendq_bytes, q);
 	pthread_mutex_unlock(&c->lock);
+	/* The client takes its replies: not idle. */
+	if (q < q0)
+		c->last_active = lp->now;
 	while ((xc = done) != NULL) {
 		done = xc->next;
+		xcall_unqueue(xc);
 		xcall_free(xc);
 	}
+	/* Reading paused for the queue resumes once it has drained. */
+	if (c->sendq_paused && q <= xprt.lim.max_sendq / 8)
+		conn_read(lp, c);
 }
 
 /* conn_close() - loop side: unregister, close the socket, drop replies. */
@@ -306,11 +505,13 @@ void conn_close(struct loop *lp, struct conn *c)
 	q = c->sendq_head;
 	c->sendq_head = c->sendq_tail = NULL;
 	atomic_store(&c->has_sendq, false);
+	atomic_store(&c->sendq_bytes, 0);
 	close(c->fd);
 	c->fd = -1;
 	pthread_mutex_unlock(&c->lock);
 	while ((xc = q) != NULL) {
 		q = xc->next;
+		xcall_unqueue(xc);
 		xcall_free(xc);
 	}
 	rm_destroy(&c->dec);
@@ -325,7 +526,10 @@ void conn_close(struct loop *lp, struct conn *c)
 		c->next->prev = c->prev;
 	lp->nconns--;
 	atomic_fetch_sub(&xprt.nconns, 1);
+	client_conn_del(&c->peer);
 	stats_conn_close();
+	if (conn_close_hook)
+		conn_close_hook(c);
 	/* The loop's reference is dropped after this round of events. */
 	c->prev = NULL;
 	c->next = lp->zombies;
@@ -356,23 +560,32 @@ static int conn_emit(struct loop *lp, struct conn *c)
 		xc->rec = rm_record_take(&c->dec, &xc->rec_len, &xc->rec_buf);
 	}
 	c->bulk = xc->rec_len >= RM_ALIGN_MIN;
-	rpc_call_init(&xc->rpc, xc->arena + off, sizeof(xc->arena) - off);
-	xc->rpc.conn = c;
-	memcpy(&xc->rpc.peer, &c->peer, c->peer_len);
-	xc->rpc.peer_len = c->peer_len;
-	xc->rpc.peer_privileged = c->privileged;
-	memcpy(&xc->rpc.local, &c->local, c->local_len);
-	xc->rpc.local_len = c->local_len;
+	xc->arena_off = (uint32_t)off;
+	xcall_prep(xc, c);
 	atomic_fetch_add(&c->refs, 1);
 
 	xc->next = NULL;
-	if (lp->batch_tail)
-		lp->batch_tail->next = xc;
-	else
-		lp->batch_head = xc;
-	lp->batch_tail = xc;
-	if (++lp->nbatch >= 64)
-		loop_flush_batch(lp);
+	if (lp->ninl < LOOP_INLINE_MAX &&
+	    rpc_record_inline(xc->rec, xc->rec_len)) {
+		/* Cheap: run on this thread once the round's reads are done
+		 * (workq.c, loop_run_inline). */
+		xc->rpc.nowait = true;
+		if (lp->inl_tail)
+			lp->inl_tail->next = xc;
+		else
+			lp->inl_head = xc;
+		lp->inl_tail = xc;
+		lp->ninl++;
+		c->inl_pending++;
+	} else {
+		if (lp->batch_tail)
+			lp->batch_tail->next = xc;
+		else
+			lp->batch_head = xc;
+		lp->batch_tail = xc;
+		if (++lp->nbatch >= 64)
+			loop_flush_batch(lp);
+	}
 
 	if (atomic_fetch_add(&c->inflight, 1) + 1 >= xprt.lim.max_inflight) {
 		atomic_store(&c->paused, true);
@@ -384,6 +597,14 @@ static int conn_emit(struct loop *lp, struct conn *c)
 	return 0;
 }
 
+/* Reading paused at the memory ceiling: count it, say so (rate-limited). */
+static void conn_mem_hit(void)
+{
+	stats_limit_hit(STATS_LIMIT_MEMORY);
+	log_ratelimited(LL_INFO, "transport: payload buffers at their "
+			"ceiling, reading paused (--max-memory)");
+}
+
 /*
  * The pool refused storage for the record being read: wait for the relief
  * hook (loop_mem_resume) unless memory came back in the meantime. Setting
@@ -393,8 +614,10 @@ static int conn_emit(struct loop *lp, struct conn *c)
 static void conn_mem_wait(struct conn *c)
 {
 	iobuf_wait_relief();
-	if (!rm_retry(&c->dec))
+	if (!rm_retry(&c->dec)) {
 		c->mem_paused = true;
+		conn_mem_hit();
+	}
 }
 
 /*
@@ -406,9 +629,89 @@ static bool conn_mem_check(struct conn *c)
 {
 	if (rm_need_mem(&c->dec))
 		conn_mem_wait(c);
-	else if (rm_idle(&c->dec) && iobuf_pressure() && iobuf_wait_relief())
+	else if (rm_idle(&c->dec) && iobuf_pressure() &&
+		 iobuf_wait_relief()) {
 		c->mem_paused = true;
+		conn_mem_hit();
+	}
 	return c->mem_paused;
+}
+
+/*
+ * A record just became a call: the record clock stops, the call counts
+ * against max_inflight_total (reading stops at the limit, on every
+ * connection, until transport_total_done() sees the low watermark).
+ */
+static void conn_note_call(struct conn *c)
+{
+	unsigned int max = xprt.lim.max_inflight_total;
+
+	c->rec_start = 0;
+	if (atomic_load_explicit(&c->paused, memory_order_relaxed)) {
+		/* Flow control, as designed: counted, logged for debugging. */
+		stats_limit_hit(STATS_LIMIT_INFLIGHT);
+		log_ratelimited(LL_DEBUG,
+				"transport: %u calls in flight on a "
+				"connection, reading paused (--max-inflight)",
+				xprt.lim.max_inflight);
+	}
+	if (!max || atomic_fetch_add(&xprt.inflight_total, 1) + 1 < max)
+		return;
+	if (!atomic_exchange(&xprt.total_paused, true)) {
+		stats_limit_hit(STATS_LIMIT_INFLIGHT_TOTAL);
+		log_ratelimited(LL_INFO,
+				"transport: %u calls in flight, reading "
+				"paused (--max-inflight-total)",
+				max);
+		/* All of them may have finished before the flag was up. */
+		if (atomic_load(&xprt.inflight_total) <= max - max / 4 &&
+		    atomic_exchange(&xprt.total_paused, false))
+			transport_mem_relief();
+	}
+	/* Stop decoding now; loop_mem_resume() restarts us. */
+	c->mem_paused = true;
+}
+
+/*
+ * Before reading more from @c: are the limits shared by all connections
+ * (in flight in total) or its own unread replies in the way? Returns
+ * true when reading must stop; the total's relief, or conn_flush() once
+ * the queue drained below an eighth of max_sendq, resumes it.
+ */
+static bool conn_read_stopped(struct conn *c)
+{
+	size_t q, max = xprt.lim.max_sendq;
+
+	if (atomic_load(&xprt.total_paused)) {
+		c->mem_paused = true;
+		return true;
+	}
+	if (!max)
+		return false;
+	q = atomic_load_explicit(&c->sendq_bytes, memory_order_relaxed);
+	if (c->sendq_paused) {
+		if (q > max / 8)
+			return true;
+		c->sendq_paused = false;
+		return false;
+	}
+	if (q <= max / 4)
+		return false;
+	c->sendq_paused = true;
+	stats_limit_hit(STATS_LIMIT_SENDQ_PAUSE);
+	log_ratelimited(LL_DEBUG,
+			"transport: %zu reply bytes unread, reading paused",
+			q);
+	return true;
+}
+
+/* The first bytes of a record arrived: its clock starts (conn_expired). */
+static void conn_note_read(struct loop *lp, struct conn *c)
+{
+	c->spoke = true;
+	c->last_active = lp->now;
+	if (!c->rec_start && !rm_idle(&c->dec))
+		c->rec_start = lp->now;
 }
 
 /*
@@ -447,6 +750,7 @@ static int conn_feed(struct loop *lp, struct conn *c, const uint8_t *p,
 			ret = conn_emit(lp, c);
 			if (ret < 0)
 				return ret;
+			conn_note_call(c);
 		}
 	}
 	return 0;
@@ -454,19 +758,16 @@ static int conn_feed(struct loop *lp, struct conn *c, const uint8_t *p,
 
 static void conn_fail(struct loop *lp, struct conn *c, int err)
 {
-	char host[64] = "?";
+	char host[64];
 
-	if (c->peer.ss_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&c->peer)->sin_addr,
-			  host, sizeof(host));
-	else if (c->peer.ss_family == AF_INET6)
-		inet_ntop(AF_INET6,
-			  &((struct sockaddr_in6 *)&c->peer)->sin6_addr, host,
-			  sizeof(host));
-	if (err == -EMSGSIZE)
-		log_warn("transport: %s: record larger than %u bytes, closing",
-			 host, xprt.lim.max_record);
-	else if (err)
+	xprt_host(&c->peer, host, sizeof(host));
+	if (err == -EMSGSIZE) {
+		stats_limit_hit(STATS_LIMIT_RECORD_SIZE);
+		log_ratelimited(LL_WARN,
+				"transport: %s: record larger than %u bytes, "
+				"closing (--max-record)",
+				host, xprt.lim.max_record);
+	} else if (err)
 		log_debug("transport: %s: %s, closing", host, strerror(-err));
 	conn_close(lp, c);
 }
@@ -486,8 +787,14 @@ void conn_read(struct loop *lp, struct conn *c)
 
 	if (atomic_load(&c->closed) || atomic_load(&xprt.stopping))
 		return;
+	if (atomic_load(&c->cut)) {
+		/* Its replies went over max_sendq (conn_queue_reply). */
+		conn_close(lp, c);
+		return;
+	}
 	for (;;) {
-		if (atomic_load(&c->paused) || c->mem_paused)
+		if (atomic_load(&c->paused) || c->mem_paused ||
+		    conn_read_stopped(c))
 			return;
 		/*
 		 * Stashed bytes precede anything still in the socket: a
@@ -529,7 +836,6 @@ void conn_read(struct loop *lp, struct conn *c)
 			conn_fail(lp, c, 0);
 			return;
 		}
-		c->last_active = lp->now;
 		got = (size_t)n;
 		if (direct) {
 			want = (size_t)n < direct ? (size_t)n : direct;
@@ -540,6 +846,7 @@ void conn_read(struct loop *lp, struct conn *c)
 					conn_fail(lp, c, ret);
 					return;
 				}
+				conn_note_call(c);
 			}
 			n -= (ssize_t)want;
 		}
@@ -548,6 +855,7 @@ void conn_read(struct loop *lp, struct conn *c)
 			conn_fail(lp, c, ret);
 			return;
 		}
+		conn_note_read(lp, c);
 		/* A short read drained the socket; the next data raises a
 		 * new edge. */
 		if (got < asked)

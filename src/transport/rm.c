@@ -8,6 +8,7 @@
  */
 #include "transport/rm.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,8 @@ static void rm_store_head(struct rm_decoder *d)
 {
 	size_t at = d->align ? d->align(d->head, d->head_have) : 0;
 
+	/* rm_start_fragment: only a record's first, non-empty fragment. */
+	assert(d->rec_len == 0 && d->frag_left > 0);
 	/* Only an offset inside the fragment is worth honouring. */
 	if (at >= d->frag_left)
 		at = 0;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,160 @@ void transport_limits_default(struct transport_limits *l)
 	l->max_inflight = TRANSPORT_DEFAULT_MAX_INFLIGHT;
 	l->idle_timeout = TRANSPORT_DEFAULT_IDLE_TIMEOUT;
 	l->drain_timeout = 30;
+	l->max_conns_per_client = TRANSPORT_DEFAULT_MAX_CONNS_PER_CLIENT;
+	l->max_inflight_total = TRANSPORT_DEFAULT_MAX_INFLIGHT_TOTAL;
+	l->silent_timeout = TRANSPORT_DEFAULT_SILENT_TIMEOUT;
+	l->record_timeout = TRANSPORT_DEFAULT_RECORD_TIMEOUT;
+	l->max_sendq = TRANSPORT_DEFAULT_MAX_SENDQ;
+}
+
+/* xprt_host() - the address of @ss (no port) as text, for log lines. */
+void xprt_host(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	(void)snprintf(buf, len, "?");
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr,
+			  buf, (socklen_t)len);
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)ss)->sin6_addr, buf,
+			  (socklen_t)len);
+}
+
+/*
+ * Connections per client address, for lim.max_conns_per_client: a hash
+ * table of the addresses with at least one connection (so at most
+ * max_conns entries), keyed with a per-process random seed. Added to on
+ * loop 0 (accept), removed from on any loop (close).
+ */
+#define CLIENT_BUCKETS 1024
+
+struct client_ent {
+	struct client_ent *next;
+	sa_family_t family;
+	uint8_t addr[16];
+	uint32_t nconns;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	uint64_t seed;
+	struct client_ent *buckets[CLIENT_BUCKETS];
+} clients = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* The address of @ss without the port; false for other families. */
+static bool client_key(const struct sockaddr_storage *ss, uint8_t addr[16])
+{
+	memset(addr, 0, 16);
+	if (ss->ss_family == AF_INET) {
+		memcpy(addr, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+		return true;
+	}
+	if (ss->ss_family == AF_INET6) {
+		memcpy(addr, &((const struct sockaddr_in6 *)ss)->sin6_addr,
+		       16);
+		return true;
+	}
+	return false;
+}
+
+static unsigned int client_hash(sa_family_t family, const uint8_t addr[16])
+{
+	uint64_t a, b, h;
+
+	memcpy(&a, addr, 8);
+	memcpy(&b, addr + 8, 8);
+	/* Two rounds of a 64-bit finaliser over the seeded words. */
+	h = (a ^ clients.seed) * 0x9e3779b97f4a7c15ull;
+	h ^= (b + family) ^ (h >> 29);
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	return (unsigned int)(h % CLIENT_BUCKETS);
+}
+
+static struct client_ent **client_find(sa_family_t family,
+				       const uint8_t addr[16])
+{
+	struct client_ent **pp = &clients.buckets[client_hash(family, addr)];
+
+	while (*pp &&
+	       ((*pp)->family != family || memcmp((*pp)->addr, addr, 16) != 0))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/*
+ * client_conn_add() - count one more connection from @peer's address.
+ * Returns 0, -EMFILE when the address is at max_conns_per_client (nothing
+ * counted), or -ENOMEM.
+ */
+int client_conn_add(const struct sockaddr_storage *peer)
+{
+	struct client_ent **pp, *e;
+	uint8_t addr[16];
+	int ret = 0;
+
+	if (!xprt.lim.max_conns_per_client || !client_key(peer, addr))
+		return 0;
+	pthread_mutex_lock(&clients.lock);
+	pp = client_find(peer->ss_family, addr);
+	e = *pp;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		e->family = peer->ss_family;
+		memcpy(e->addr, addr, 16);
+		*pp = e;
+	}
+	if (e->nconns >= xprt.lim.max_conns_per_client)
+		ret = -EMFILE;
+	else
+		e->nconns++;
+out_unlock:
+	pthread_mutex_unlock(&clients.lock);
+	return ret;
+}
+
+/* client_conn_del() - a connection from @peer (counted) is gone. */
+void client_conn_del(const struct sockaddr_storage *peer)
+{
+	struct client_ent **pp, *e;
+	uint8_t addr[16];
+
+	if (!xprt.lim.max_conns_per_client || !client_key(peer, addr))
+		return;
+	pthread_mutex_lock(&clients.lock);
+	pp = client_find(peer->ss_family, addr);
+	e = *pp;
+	if (e && --e->nconns == 0) {
+		*pp = e->next;
+		free(e);
+	}
+	pthread_mutex_unlock(&clients.lock);
+}
+
+/*
+ * transport_total_done() - any thread: @n calls counted against
+ * max_inflight_total were answered (or dropped). Below the low watermark
+ * (3/4 of the limit), the loops resume the connections they paused.
+ */
+void transport_total_done(unsigned int n)
+{
+	unsigned int max = xprt.lim.max_inflight_total, left;
+
+	if (!max)
+		return;
+	left = atomic_fetch_sub(&xprt.inflight_total, n) - n;
+	if (left <= max - max / 4 && atomic_load(&xprt.total_paused) &&
+	    atomic_exchange(&xprt.total_paused, false))
+		transport_mem_relief();
 }
 
 static uint64_t mono_seconds(void)
@@ -56,6 +211,18 @@ int transport_init(unsigned int nloops, unsigned int nworkers,
 		xprt.lim.max_record = RM_DEFAULT_MAX_RECORD;
 	if (!xprt.lim.max_inflight)
 		xprt.lim.max_inflight = 1;
+	/* One whole reply must fit, or every large READ would be cut. */
+	if (xprt.lim.max_sendq &&
+	    xprt.lim.max_sendq / 2 < xprt.lim.max_record) {
+		xprt.lim.max_sendq = xprt.lim.max_record > UINT32_MAX / 2
+					     ? UINT32_MAX
+					     : xprt.lim.max_record * 2;
+		log_info("transport: reply queue cap raised to %u bytes "
+			 "(2 x max record)", xprt.lim.max_sendq);
+	}
+	if (getrandom(&clients.seed, sizeof(clients.seed), GRND_NONBLOCK) !=
+	    sizeof(clients.seed))
+		clients.seed = (uint64_t)time(NULL) ^ (uint64_t)getpid();
 	if (!nloops) {
 		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		nloops = ncpu > 0 ? (unsigned int)ncpu : 1;
@@ -322,11 +489,12 @@ static void loop_drain_inbox(struct loop *lp)
 
 static void loop_accept(struct loop *lp, struct listener *l)
 {
-	struct sockaddr_storage peer;
+	/* zeroed for the analyzer: accept4's address is a transparent union */
+	struct sockaddr_storage peer = {0};
 	socklen_t plen;
 	struct loop *to;
 	struct conn *c;
-	int fd, i, one = 1;
+	int fd, i, one = 1, ret;
 
 	for (i = 0; i < 64; i++) {
 		plen = sizeof(peer);
@@ -346,18 +514,34 @@ static void loop_accept(struct loop *lp, struct listener *l)
 			return;
 		}
 		if (atomic_load(&xprt.nconns) >= xprt.lim.max_conns) {
-			static uint64_t warned; /* loop 0 only accepts */
+			stats_limit_hit(STATS_LIMIT_CONNS);
+			log_ratelimited(LL_WARN,
+					"transport: %u connections, refusing "
+					"more (--max-conns)",
+					xprt.lim.max_conns);
+			close(fd);
+			continue;
+		}
+		ret = client_conn_add(&peer);
+		if (ret == -EMFILE) {
+			char host[INET6_ADDRSTRLEN];
 
-			if (warned != lp->now + 1)
-				log_warn("transport: %u connections, refusing "
-					 "more", xprt.lim.max_conns);
-			warned = lp->now + 1;
+			stats_limit_hit(STATS_LIMIT_CONNS_PER_CLIENT);
+			xprt_host(&peer, host, sizeof(host));
+			log_ratelimited(LL_WARN,
+					"transport: %s has %u connections, "
+					"refusing more "
+					"(--max-conns-per-client)",
+					host, xprt.lim.max_conns_per_client);
+		}
+		if (ret < 0) {
 			close(fd);
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c = conn_new(fd, &peer, plen);
 		if (!c) {
+			client_conn_del(&peer);
 			close(fd);
 			continue;
 		}
@@ -385,19 +569,65 @@ static int listener_add(struct loop *lp, struct listener *l)
 	return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, l->fd, &ev);
 }
 
-/* Once a second: idle connections, paused listeners. */
+/*
+ * Which time bound @c is past, if any (STATS_LIMIT_NR for none): a record
+ * begun more than record_timeout ago and still incomplete, or no traffic
+ * for idle_timeout (silent_timeout if it never sent a byte). Calls being
+ * worked on keep a connection; replies it does not read do not: reading
+ * nothing and taking none of them counts as idle.
+ */
+static enum stats_limit conn_expired(struct loop *lp, struct conn *c)
+{
+	const struct transport_limits *l = &xprt.lim;
+	uint64_t idle = l->idle_timeout;
+
+	if (atomic_load(&c->cut))
+		return STATS_LIMIT_SENDQ;
+	if (rm_idle(&c->dec) && !c->stash) {
+		c->rec_start = 0;
+	} else if (atomic_load(&c->paused) || c->mem_paused ||
+		   c->sendq_paused || !c->rec_start) {
+		/* We stopped reading, not the client, or a record began. */
+		c->rec_start = lp->now;
+	} else if (l->record_timeout &&
+		   lp->now - c->rec_start > l->record_timeout) {
+		return STATS_LIMIT_RECORD_TIMEOUT;
+	}
+	if (!c->spoke && l->silent_timeout && l->silent_timeout < idle)
+		idle = l->silent_timeout;
+	if (!idle || lp->now - c->last_active < idle)
+		return STATS_LIMIT_NR;
+	if (atomic_load(&c->inflight) && !atomic_load(&c->has_sendq))
+		return STATS_LIMIT_NR;
+	return STATS_LIMIT_IDLE;
+}
+
+/* Once a second: time bounds of connections, paused listeners. */
 static void loop_tick(struct loop *lp)
 {
 	struct conn *c, *next;
+	enum stats_limit why;
 	unsigned int i;
 
 	for (c = lp->conns; c; c = next) {
 		next = c->next;
-		if (atomic_load(&c->inflight))
+		why = conn_expired(lp, c);
+		if (why == STATS_LIMIT_NR)
 			continue;
-		if (xprt.lim.idle_timeout &&
-		    lp->now - c->last_active >= xprt.lim.idle_timeout)
-			conn_close(lp, c);
+		if (why == STATS_LIMIT_RECORD_TIMEOUT) {
+			stats_limit_hit(why);
+			log_ratelimited(LL_WARN,
+					"transport: record not complete after "
+					"%u s, closing (--record-timeout)",
+					xprt.lim.record_timeout);
+		} else if (why == STATS_LIMIT_IDLE) {
+			stats_limit_hit(why);
+			log_ratelimited(LL_INFO,
+					"transport: closing idle connection "
+					"(--idle-timeout %u s)",
+					xprt.lim.idle_timeout);
+		}
+		conn_close(lp, c);
 	}
 	if (lp->idx != 0 || atomic_load(&xprt.stopping))
 		return;
@@ -474,6 +704,7 @@ static void *loop_main(void *arg)
 				conn_read(lp, c);
 		}
 		loop_flush_batch(lp);
+		loop_run_inline(lp);
 		if (lp->now != last_tick) {
 			last_tick = lp->now;
 			loop_tick(lp);

@@ -21,6 +21,7 @@
 #define XCALL_SPARES 2           /* call objects kept per connection */
 #define LOOP_STAGE (64 * 1024)   /* per-loop receive staging buffer */
 #define LOOP_MAX_EVENTS 128
+#define LOOP_INLINE_MAX 64       /* calls run inline per loop round */
 
 enum ep_kind {
 	EP_CONN = 1,
@@ -42,6 +43,7 @@ struct xcall {
 	int iov_first;
 	int iov_cnt;
 	struct iovec iov[4];
+	uint32_t arena_off;   /* rpc arena starts here (after a small rec) */
 	alignas(max_align_t) uint8_t arena[XCALL_ARENA];
 };
 
@@ -56,6 +58,8 @@ struct conn {
 	atomic_bool paused;   /* reading stopped at max_inflight */
 	atomic_bool closed;   /* set under @lock */
 	atomic_bool has_sendq;
+	atomic_bool cut;      /* reply queue over max_sendq: loop closes */
+	atomic_size_t sendq_bytes; /* unsent reply bytes queued, under @lock */
 
 	/* Send side: fd writes, the send queue and @closed. */
 	pthread_mutex_t lock;
@@ -66,6 +70,8 @@ struct conn {
 	/* Owned by the loop thread. */
 	bool mem_paused;      /* reading stopped by the memory ceiling */
 	bool bulk;            /* last record was large: read headers small */
+	unsigned int inl_pending; /* calls on the loop's inline list */
+	bool corked;          /* an inline reply went with MSG_MORE */
 	struct rm_decoder dec;
 	uint8_t *stash;       /* bytes read but not decoded while paused */
 	size_t stash_off;
@@ -73,6 +79,9 @@ struct conn {
 	struct conn *prev;
 	struct conn *next;
 	uint64_t last_active;
+	uint64_t rec_start;   /* loop s of a pending record's first read */
+	bool spoke;           /* sent at least one byte */
+	bool sendq_paused;    /* reading stopped: replies not being read */
 
 	/* Loop inbox links, under loop->inbox_lock. */
 	struct conn *new_next;
@@ -111,6 +120,10 @@ struct loop {
 	struct xcall *batch_head;
 	struct xcall *batch_tail;
 	unsigned int nbatch;
+	/* Calls to run on this thread after the round's reads (workq.c). */
+	struct xcall *inl_head;
+	struct xcall *inl_tail;
+	unsigned int ninl;
 	uint64_t now;         /* monotonic seconds, per iteration */
 	uint8_t stage[LOOP_STAGE];
 };
@@ -123,6 +136,8 @@ struct transport {
 	struct listener listeners[TRANSPORT_MAX_LISTENERS];
 	unsigned int nlisteners;
 	atomic_uint nconns;
+	atomic_uint inflight_total; /* calls read, not yet answered */
+	atomic_bool total_paused;   /* at lim.max_inflight_total */
 	atomic_uint rr;
 	atomic_bool stopping;
 	int stop_fd;
@@ -139,15 +154,22 @@ void conn_flush(struct loop *lp, struct conn *c);
 void conn_close(struct loop *lp, struct conn *c);
 void xcall_run(struct xcall *xc);
 void xcall_free(struct xcall *xc);
+bool xcall_run_inline(struct xcall *xc, bool more);
+void xcall_uncork(struct conn *c);
 
 /* transport.c */
 void loop_post_resume(struct conn *c);
 void transport_mem_relief(void);
 void loop_flush_batch(struct loop *lp);
+void xprt_host(const struct sockaddr_storage *ss, char *buf, size_t len);
+int client_conn_add(const struct sockaddr_storage *peer);
+void client_conn_del(const struct sockaddr_storage *peer);
+void transport_total_done(unsigned int n);
 
 /* workq.c */
 int workq_start(unsigned int nworkers);
 void workq_push(struct xcall *head, struct xcall *tail, unsigned int n);
 void workq_stop(void);
+void loop_run_inline(struct loop *lp);
 
 #endif

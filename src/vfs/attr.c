@@ -39,7 +39,7 @@ enum vfs_ftype vfs_ftype_of_mode(mode_t mode)
 /* vfs_proc_path() - "/proc/self/fd/N" for @fd, to reach an O_PATH file. */
 void vfs_proc_path(char *buf, size_t size, int fd)
 {
-	snprintf(buf, size, "/proc/self/fd/%d", fd);
+	(void)snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
 /*
@@ -101,6 +101,7 @@ int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr)
 {
 	struct stat st;
 
+	VFS_FAULT(VFS_OP_GETATTR);
 	if (fstat(o->fd, &st) < 0)
 		return -errno;
 	attr_from_stat(o, &st, attr);
@@ -174,6 +175,7 @@ int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
 	char path[32];
 	int ret;
 
+	VFS_FAULT(VFS_OP_SETATTR);
 	/* knfsd's order: size, owner (clears set-id bits), mode, times. */
 	if (sa->set_size) {
 		ret = setattr_size(o, sa->size);
@@ -201,6 +203,7 @@ int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
 	bool r = false, w = false, x = false;
 	uint32_t g = 0;
 
+	VFS_FAULT(VFS_OP_ACCESS);
 	if (want & VFS_ACCESS_READ)
 		r = vfs_check_access(o, R_OK) == 0;
 	if (want & (VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND | VFS_ACCESS_DELETE))
@@ -236,6 +239,7 @@ int vfs_statfs(struct vfs_obj *o, struct vfs_statfs *st)
 	struct statfs sf;
 	uint64_t bs;
 
+	VFS_FAULT(VFS_OP_STATFS);
 	if (fstatfs(o->fd, &sf) < 0)
 		return -errno;
 	bs = sf.f_frsize ? (uint64_t)sf.f_frsize : (uint64_t)sf.f_bsize;

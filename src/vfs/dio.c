@@ -147,7 +147,8 @@ static ssize_t dio_pread(int fd, uint8_t *p, size_t len, uint64_t off,
 	ssize_t n;
 
 	while (done < len) {
-		n = pread(fd, p + done, len - done, (off_t)(off + done));
+		n = vfs_sys_pread(fd, p + done, len - done, (off_t)(off + done),
+				  align);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -171,12 +172,8 @@ static int dio_pwrite(int fd, const uint8_t *p, size_t len, uint64_t off,
 	ssize_t n;
 
 	while (done < len) {
-		struct iovec iov = {
-			.iov_base = (void *)(p + done),
-			.iov_len = len - done,
-		};
-
-		n = pwritev2(fd, &iov, 1, (off_t)(off + done), flags);
+		n = vfs_sys_pwrite(fd, p + done, len - done,
+				   (off_t)(off + done), flags, align);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -217,8 +214,10 @@ ssize_t vfs_dio_read(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 	}
 	if ((size_t)n > head)
 		got = (size_t)n - head < len ? (size_t)n - head : len;
+	/* A short read found the end of the file: it may lie past the
+	 * requested range, inside the covering block. */
 	if ((uint64_t)n < b1 - b0)
-		*eof = true;
+		*eof = b0 + (uint64_t)n <= off + len;
 	else if (fstat(fd, &st) == 0 && off + got >= (uint64_t)st.st_size)
 		*eof = true;
 	*out = b;

@@ -109,6 +109,7 @@ int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
 	char buf[VFS_NAME_MAX + 1];
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_LOOKUP);
 	if (dir->type != VFS_DIR)
 		return -ENOTDIR;
 	ret = vfs_name_check(name, len, buf);
@@ -151,8 +152,11 @@ static int lookup_new(struct vfs_obj *dir, const char *name,
 	int fd, ret;
 
 	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		/* (never 0: callers use *out on success) */
+		ret = -errno;
+		return ret < 0 ? ret : -EIO;
+	}
 	ret = vfs_obj_from_fd(dir->ex, fd, true, out);
 	if (ret < 0)
 		return ret;
@@ -232,6 +236,7 @@ int vfs_create(struct vfs_obj *dir, const char *name, size_t len,
 	mode_t mode;
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_CREATE);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -314,6 +319,7 @@ int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
 	mode_t mode;
 	int ret;
 
+	VFS_FAULT(VFS_OP_MKDIR);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -341,6 +347,7 @@ int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
 	char *tbuf;
 	int ret;
 
+	VFS_FAULT(VFS_OP_SYMLINK);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -381,6 +388,7 @@ int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
 	dev_t dev = 0;
 	int ret;
 
+	VFS_FAULT(VFS_OP_MKNOD);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -457,11 +465,13 @@ static int remove_common(struct vfs_obj *dir, const char *name, size_t len,
 
 int vfs_remove(struct vfs_obj *dir, const char *name, size_t len)
 {
+	VFS_FAULT(VFS_OP_REMOVE);
 	return remove_common(dir, name, len, 0);
 }
 
 int vfs_rmdir(struct vfs_obj *dir, const char *name, size_t len)
 {
+	VFS_FAULT(VFS_OP_RMDIR);
 	return remove_common(dir, name, len, AT_REMOVEDIR);
 }
 
@@ -473,6 +483,7 @@ int vfs_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
 	bool have_kh;
 	int ret;
 
+	VFS_FAULT(VFS_OP_RENAME);
 	if (fdir->ex != tdir->ex)
 		return -EXDEV;
 	ret = name_for_change(fdir, fname, flen, fbuf, -EINVAL);
@@ -496,6 +507,7 @@ int vfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
 	char path[32];
 	int ret;
 
+	VFS_FAULT(VFS_OP_LINK);
 	if (o->ex != dir->ex)
 		return -EXDEV;
 	if (o->type == VFS_DIR)
@@ -518,6 +530,7 @@ ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size)
 {
 	ssize_t n;
 
+	VFS_FAULT(VFS_OP_READLINK);
 	if (o->type != VFS_LNK)
 		return -EINVAL;
 	n = readlinkat(o->fd, "", buf, size);

@@ -370,6 +370,7 @@ int vfs_obj_from_fh(struct vfs_export *ex, const void *fh, size_t len,
 	uint32_t id;
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_FH);
 	ret = fh_parse(fh, len, &id, &kh);
 	if (ret < 0)
 		return ret;

@@ -64,8 +64,8 @@ static ssize_t buffered_read(int fd, uint64_t off, void *buf, size_t len,
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
+		ssize_t n = vfs_sys_pread(fd, (char *)buf + done, len - done,
+					  (off_t)(off + done), 1);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -116,6 +116,7 @@ ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
 	ssize_t n;
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_READ);
 	ret = read_prep(o, off, &len, eof);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -141,6 +142,7 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 	ssize_t n;
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_READ);
 	ret = read_prep(o, off, &len, eof);
 	if (ret < 0)
 		return ret;
@@ -172,12 +174,81 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 	return n;
 }
 
+/*
+ * preadv2(RWF_NOWAIT) until @len bytes or end of file: -EAGAIN as soon as
+ * a part is not in the page cache (or the filesystem cannot tell).
+ */
+static ssize_t cached_read(int fd, uint64_t off, void *buf, size_t len,
+			   bool *eof)
+{
+	struct iovec iov;
+	struct stat st;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		iov.iov_base = (char *)buf + done;
+		iov.iov_len = len - done;
+		n = preadv2(fd, &iov, 1, (off_t)(off + done), RWF_NOWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EOPNOTSUPP)
+				return -EAGAIN;
+			return -errno;
+		}
+		if (n == 0) {
+			*eof = true;
+			return (ssize_t)done;
+		}
+		done += (size_t)n;
+	}
+	if (fstat(fd, &st) == 0 && off + done >= (uint64_t)st.st_size)
+		*eof = true;
+	return (ssize_t)done;
+}
+
+ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
+			    struct iobuf **out, size_t *start, bool *eof)
+{
+	struct iobuf *b;
+	ssize_t n;
+	int ret, fd;
+
+	/* Injected faults count calls: let the blocking path take them. */
+	if (atomic_load_explicit(&vfs_faults_on, memory_order_relaxed))
+		return -EAGAIN;
+	ret = read_prep(o, off, &len, eof);
+	if (ret < 0)
+		return ret;
+	if (ret || !len)
+		return vfs_read_buf(o, off, len, out, start, eof);
+	/* O_DIRECT always goes to the disk. */
+	if (pick_dio_fd(o, off, len, NULL, false) >= 0)
+		return -EAGAIN;
+	fd = vfs_obj_data_fd(o, false);
+	if (fd < 0)
+		return fd;
+	b = iobuf_alloc(len);
+	if (!b)
+		return -EJUKEBOX;
+	n = cached_read(fd, off, b->data, len, eof);
+	if (n < 0) {
+		iobuf_put(b);
+		return n;
+	}
+	*out = b;
+	*start = 0;
+	return n;
+}
+
 ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
 		  enum vfs_stable stable)
 {
 	size_t done = 0;
 	int ret, fd, flags = 0;
 
+	VFS_FAULT(VFS_OP_WRITE);
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;
@@ -198,11 +269,9 @@ ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
 	if (fd < 0)
 		return fd;
 	while (done < len) {
-		struct iovec iov = {
-			.iov_base = (char *)buf + done,
-			.iov_len = len - done,
-		};
-		ssize_t n = pwritev2(fd, &iov, 1, (off_t)(off + done), flags);
+		ssize_t n = vfs_sys_pwrite(fd, (const char *)buf + done,
+					   len - done, (off_t)(off + done),
+					   flags, 1);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -222,6 +291,7 @@ int vfs_commit(struct vfs_obj *o, uint64_t off, uint64_t count)
 {
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_COMMIT);
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;

@@ -35,11 +35,17 @@ struct cache_shard {
 static struct cache_shard *shards;
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static uint32_t cache_cap_total;
+static uint32_t cache_max_asked = CACHE_MAX;
+
+void vfs_set_max_open_files(uint32_t n)
+{
+	cache_max_asked = n ? n : CACHE_MAX;
+}
 
 static void global_init_once(void)
 {
 	struct rlimit rl;
-	uint64_t cap = CACHE_MAX;
+	uint64_t cap = cache_max_asked;
 
 	/* Modes given by clients are applied exactly: no umask. */
 	umask(0);

@@ -92,6 +92,7 @@ int vfs_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
 	int fd, ret;
 
 	*eof = false;
+	VFS_FAULT(VFS_OP_READDIR);
 	if (dir->type != VFS_DIR)
 		return -ENOTDIR;
 	ret = vfs_check_access(dir, R_OK);

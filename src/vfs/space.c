@@ -75,11 +75,13 @@ static int space_fallocate(struct vfs_obj *o, int mode, uint64_t off,
 
 int vfs_allocate(struct vfs_obj *o, uint64_t off, uint64_t len)
 {
+	VFS_FAULT(VFS_OP_ALLOCATE);
 	return space_fallocate(o, 0, off, len);
 }
 
 int vfs_deallocate(struct vfs_obj *o, uint64_t off, uint64_t len)
 {
+	VFS_FAULT(VFS_OP_DEALLOCATE);
 	return space_fallocate(o, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			       off, len);
 }
@@ -91,6 +93,7 @@ int vfs_seek(struct vfs_obj *o, uint64_t off, enum vfs_seek_what what,
 	off_t r;
 	int fd;
 
+	VFS_FAULT(VFS_OP_SEEK);
 	fd = space_fd(o, false);
 	if (fd < 0)
 		return fd;
@@ -156,7 +159,8 @@ static ssize_t space_copy_bounce(int sfd, uint64_t soff, int dfd, uint64_t doff,
 		size_t want = count - done < SPACE_BOUNCE_SIZE
 				      ? (size_t)(count - done)
 				      : SPACE_BOUNCE_SIZE;
-		ssize_t n = pread(sfd, buf, want, (off_t)(soff + done));
+		ssize_t n = vfs_sys_pread(sfd, buf, want, (off_t)(soff + done),
+					  1);
 		size_t w = 0;
 
 		if (n < 0 && errno == EINTR)
@@ -168,8 +172,9 @@ static ssize_t space_copy_bounce(int sfd, uint64_t soff, int dfd, uint64_t doff,
 			return done > 0 || err == 0 ? (ssize_t)done : err;
 		}
 		while (w < (size_t)n) {
-			ssize_t m = pwrite(dfd, buf + w, (size_t)n - w,
-					   (off_t)(doff + done + w));
+			ssize_t m = vfs_sys_pwrite(dfd, buf + w, (size_t)n - w,
+						    (off_t)(doff + done + w),
+						    0, 1);
 
 			if (m < 0 && errno == EINTR)
 				continue;
@@ -196,6 +201,7 @@ ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 	ssize_t ret;
 	int sfd, dfd;
 
+	VFS_FAULT(VFS_OP_COPY);
 	sfd = space_fd(src, false);
 	if (sfd < 0)
 		return sfd;
@@ -257,6 +263,7 @@ int vfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 	struct stat st;
 	int ret, sfd, dfd;
 
+	VFS_FAULT(VFS_OP_CLONE);
 	sfd = space_fd(src, false);
 	if (sfd < 0)
 		return sfd;
@@ -320,6 +327,7 @@ int vfs_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
 	};
 	int ret, fd;
 
+	VFS_FAULT(VFS_OP_ADVISE);
 	if ((unsigned int)advice >= sizeof(fadv) / sizeof(fadv[0]))
 		return -EINVAL;
 	if (off > INT64_MAX)

@@ -138,6 +138,14 @@ void vfs_export_set_io(struct vfs_export *ex, enum vfs_io io);
 enum vfs_io vfs_export_io(const struct vfs_export *ex);
 
 /*
+ * vfs_set_max_open_files() - cap the object (open file) cache at @n
+ * objects (each holds up to four descriptors); it is lowered further to
+ * fit RLIMIT_NOFILE. Call at start-up, before any export is opened; 0
+ * keeps the default (65536).
+ */
+void vfs_set_max_open_files(uint32_t n);
+
+/*
  * vfs_secret_init() - load the handle MAC key from @state_dir/handle.key,
  * creating it (mode 0600, random) if absent. Call once at start-up.
  */
@@ -247,6 +255,16 @@ struct iobuf;
  */
 ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 		     struct iobuf **out, size_t *start, bool *eof);
+
+/*
+ * vfs_read_buf_nowait() - vfs_read_buf() for a thread that must not block
+ * (an event loop): only from the page cache (preadv2 RWF_NOWAIT); -EAGAIN
+ * when the data is not all cached, the export reads it with O_DIRECT, or
+ * faults are being injected. The caller then uses vfs_read_buf() on a
+ * thread that may block.
+ */
+ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
+			    struct iobuf **out, size_t *start, bool *eof);
 
 enum vfs_stable {
 	VFS_UNSTABLE = 0,

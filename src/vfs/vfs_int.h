@@ -15,6 +15,7 @@
 
 #include "core/err.h"
 #include "vfs/vfs.h"
+#include "vfs/fault.h"
 
 /* Largest kernel handle we accept (the kernel's MAX_HANDLE_SZ). */
 #define VFS_KH_MAX 128

@@ -535,6 +535,7 @@ static void test_session_rules(void **state)
 
 static void test_badxdr_and_limits(void **state)
 {
+	uint32_t v;
 	int i;
 
 	/* numops says 2, only one op present */
@@ -561,6 +562,32 @@ static void test_badxdr_and_limits(void **state)
 		assert_true(xdr_enc_u32(&rq.x, 0));
 	run(&rq, &rp);
 	assert_int_equal(rp.status, NFS4ERR_BADXDR);
+	/*
+	 * SETATTR4res carries attrsset whatever the status, also when the
+	 * op fails before it runs (fuzz_nfs4 regression
+	 * setattr-badxdr-no-attrsset): cut-short arguments, then no fh.
+	 */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_SETATTR);
+	assert_true(xdr_enc_u32(&rq.x, 0));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_BADXDR);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_SETATTR), NFS4ERR_BADXDR);
+	assert_true(xdr_dec_u32(&rp.x, &v));
+	assert_int_equal(v, 0);
+	assert_int_equal(xdr_remaining(&rp.x), 0);
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_SETATTR);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u32(&rq.x, 0) && xdr_enc_u32(&rq.x, 0));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_NOFILEHANDLE);
+	rep_tag(&rp, "");
+	assert_int_equal(rep_op(&rp, OP_SETATTR), NFS4ERR_NOFILEHANDLE);
+	assert_true(xdr_dec_u32(&rp.x, &v));
+	assert_int_equal(v, 0);
+	assert_int_equal(xdr_remaining(&rp.x), 0);
 	/* too many ops: 4.0 RESOURCE, 4.1 TOO_MANY_OPS, no results */
 	req_begin(&rq, 0, "");
 	for (i = 0; i < 65; i++)

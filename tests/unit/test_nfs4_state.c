@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,6 +64,7 @@ static uint64_t fake_clock(void)
 struct tcall {
 	struct rpc_call call;
 	uint8_t arena[16384];
+	uint8_t argbuf[200];       /* the COMPOUND args SEQUENCE digests */
 	int conn;                  /* its address is the "connection" */
 };
 
@@ -75,7 +77,8 @@ static void tcall_init(struct tcall *t, uint32_t uid)
 	t->call.cred.gid = uid;
 	t->call.conn = (struct conn *)&t->conn;
 	/* args.len stands for the request size SEQUENCE checks */
-	t->call.args.len = 200;
+	t->call.args.base = t->argbuf;
+	t->call.args.len = sizeof(t->argbuf);
 }
 
 static void comp_init(struct nfs4_compound *c, struct tcall *t,
@@ -1232,6 +1235,302 @@ static int vfs_setup(void)
 	return vfs_export_open(vdir, 77, &vex);
 }
 
+/* ---- 4.1 back channel and false retries -------------------------------- */
+
+static pthread_mutex_t fk_mu = PTHREAD_MUTEX_INITIALIZER;
+static int fk_refs;             /* pins held on fake connections */
+static bool fk_closed;
+static uint8_t fk_sent[512];
+static size_t fk_sent_len;
+static struct conn *fk_sent_conn;
+static int fk_nsent;
+
+static void fk_get(struct conn *c)
+{
+	(void)c;
+	pthread_mutex_lock(&fk_mu);
+	fk_refs++;
+	pthread_mutex_unlock(&fk_mu);
+}
+
+static void fk_put(struct conn *c)
+{
+	(void)c;
+	pthread_mutex_lock(&fk_mu);
+	fk_refs--;
+	pthread_mutex_unlock(&fk_mu);
+}
+
+static bool fk_is_closed(const struct conn *c)
+{
+	(void)c;
+	return fk_closed;
+}
+
+static int fk_send(struct conn *c, const void *rec, size_t len)
+{
+	pthread_mutex_lock(&fk_mu);
+	if (len <= sizeof(fk_sent)) {
+		memcpy(fk_sent, rec, len);
+		fk_sent_len = len;
+	}
+	fk_sent_conn = c;
+	fk_nsent++;
+	pthread_mutex_unlock(&fk_mu);
+	return 0;
+}
+
+static const struct nfs4_bc_ops fk_ops = {
+	.get = fk_get,
+	.put = fk_put,
+	.closed = fk_is_closed,
+	.send = fk_send,
+};
+
+/* Wait (up to 5 s) for the callback thread to have sent @n calls. */
+static void fk_wait_sent(int n)
+{
+	int i, got = 0;
+
+	for (i = 0; i < 500; i++) {
+		pthread_mutex_lock(&fk_mu);
+		got = fk_nsent;
+		pthread_mutex_unlock(&fk_mu);
+		if (got >= n)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(got, n);
+}
+
+/* Wait (up to 5 s) for the pins to be @n: the callback thread drops the
+ * one of a probe just after sending it. */
+static void fk_wait_refs(int n)
+{
+	int i, got = 0;
+
+	for (i = 0; i < 500; i++) {
+		pthread_mutex_lock(&fk_mu);
+		got = fk_refs;
+		pthread_mutex_unlock(&fk_mu);
+		if (got == n)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(got, n);
+}
+
+/* SEQUENCE on a new slot seqid of @sid from @t; returns sr_status_flags. */
+static uint32_t seq_flags(const uint8_t sid[16], uint32_t seq,
+			  struct tcall *t)
+{
+	struct nfs4_compound c;
+	struct opres r;
+
+	comp_init(&c, t, 1, 1);
+	sequence(&c, sid, seq, 0, false, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	nfs4_sequence_cache(&c, (const uint8_t *)"r", 1);
+	nfs4_compound_end(&c);
+	return be32(r.body + 32);
+}
+
+/* An RPC reply record to @xid: accepted with @stat. */
+static size_t mk_reply(uint8_t *b, uint32_t xid, uint32_t stat)
+{
+	struct xdr_buf x;
+
+	xdr_init(&x, b, 64);
+	xdr_enc_u32(&x, xid);
+	xdr_enc_u32(&x, REPLY);
+	xdr_enc_u32(&x, MSG_ACCEPTED);
+	xdr_enc_u32(&x, AUTH_NONE);
+	xdr_enc_u32(&x, 0);
+	xdr_enc_u32(&x, stat);
+	return x.pos;
+}
+
+static void test_backchannel(void **state)
+{
+	struct nfs4_bc_counts cnt;
+	uint8_t sid[16], sid2[16], rep[64];
+	struct conn *conn;
+	clientid4 id, id2;
+	struct tcall t;
+	uint32_t xid;
+	size_t n;
+
+	(void)state;
+	fk_refs = 0;
+	fk_nsent = 0;
+	fk_closed = false;
+	state_reset(NULL, 0);
+	nfs4_state_set_clock(fake_clock);
+	nfs4_bc_set_ops(&fk_ops);
+
+	/* CREATE_SESSION with CONN_BACK_CHAN: a CB_NULL goes out */
+	client41("bc-owner", 0, &id, sid);
+	fk_wait_sent(1);
+	assert_int_equal(fk_sent_len, 40);
+	xid = be32(fk_sent);
+	assert_int_equal(be32(fk_sent + 4), CALL);
+	assert_int_equal(be32(fk_sent + 8), RPC_VERSION);
+	assert_int_equal(be32(fk_sent + 12), 0x40000000); /* csa_cb_program */
+	assert_int_equal(be32(fk_sent + 16), NFS4_CB_VERSION);
+	assert_int_equal(be32(fk_sent + 20), 0);          /* CB_NULL */
+	assert_int_equal(be32(fk_sent + 24), AUTH_NONE);
+	conn = fk_sent_conn;
+	/* the session pins its connection */
+	fk_wait_refs(1);
+
+	tcall_init(&t, 0);
+	t.call.conn = conn;
+	/* not answered yet, within the timeout: not reported down */
+	assert_int_equal(seq_flags(sid, 1, &t), 0);
+	/* a reply with another xid, or from another connection: ignored */
+	n = mk_reply(rep, xid + 1, SUCCESS);
+	nfs4_bc_reply(conn, xid + 1, rep, n);
+	n = mk_reply(rep, xid, SUCCESS);
+	nfs4_bc_reply((struct conn *)&t.argbuf, xid, rep, n);
+	nfs4_bc_counts(&cnt);
+	assert_int_equal(cnt.answered, 0);
+	/* the answer: up, and stays up past the timeout */
+	nfs4_bc_reply(conn, xid, rep, n);
+	nfs4_bc_counts(&cnt);
+	assert_int_equal(cnt.sent, 1);
+	assert_int_equal(cnt.answered, 1);
+	fake_now += NFS4_CB_PROBE_TIMEOUT_MS + 1000;
+	assert_int_equal(seq_flags(sid, 2, &t), 0);
+
+	/* a second session of the same client whose probe is never
+	 * answered: down after the timeout, for that session only */
+	{
+		struct opres r;
+		struct tcall t2;
+
+		tcall_init(&t2, 0);
+		create_session(id, 2, 0, &t2, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		memcpy(sid2, r.body, 16);
+		rpc_call_finish(&t2.call);
+	}
+	fk_wait_sent(2);
+	assert_int_equal(seq_flags(sid2, 1, &t), 0);
+	fake_now += NFS4_CB_PROBE_TIMEOUT_MS + 1;
+	assert_int_equal(seq_flags(sid2, 2, &t),
+			 SEQ4_STATUS_CB_PATH_DOWN_SESSION);
+	/* the refused answer of a late reply changes nothing */
+	n = mk_reply(rep, be32(fk_sent), SUCCESS);
+	nfs4_bc_reply(fk_sent_conn, be32(fk_sent), rep, n);
+	assert_int_equal(seq_flags(sid2, 3, &t),
+			 SEQ4_STATUS_CB_PATH_DOWN_SESSION);
+	/* pins: session 1 and 2 on conn (2 bound it by use), 2 on its own */
+	fk_wait_refs(3);
+
+	/* the first session's connection closes: both down, client-wide */
+	nfs4_bc_conn_closed(conn);
+	assert_int_equal(fk_refs, 1);
+	t.call.conn = (struct conn *)&t.conn; /* a live one for SEQUENCE */
+	assert_int_equal(seq_flags(sid, 3, &t) &
+				 (SEQ4_STATUS_CB_PATH_DOWN_SESSION |
+				  SEQ4_STATUS_CB_PATH_DOWN),
+			 SEQ4_STATUS_CB_PATH_DOWN_SESSION |
+				 SEQ4_STATUS_CB_PATH_DOWN);
+	nfs4_bc_counts(&cnt);
+	assert_true(cnt.failed >= 1);
+
+	/* another client whose sec parms are all RPCSEC_GSS: down at once */
+	{
+		struct nfs4_compound c;
+		struct opres r;
+		struct tcall t3;
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		exchange_id("bc-gss", 1, 0, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		id2 = be64(r.body);
+		tcall_init(&t3, 0);
+		comp_init(&c, &t3, 1, 1);
+		xdr_enc_u64(x, id2);
+		xdr_enc_u32(x, be32(r.body + 8));
+		xdr_enc_u32(x, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+		enc_chan(x, 1 << 20, 8);
+		enc_chan(x, 4096, 4);
+		xdr_enc_u32(x, 0x40000000);
+		xdr_enc_u32(x, 1);
+		xdr_enc_u32(x, RPCSEC_GSS);
+		xdr_enc_u32(x, 1);          /* gcbp_service */
+		xdr_enc_u32(x, 0);          /* handle from server */
+		xdr_enc_u32(x, 0);          /* handle from client */
+		run_op(&c, &nfs4_op_desc_create_session, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		memcpy(sid2, r.body, 16);
+		nfs4_compound_end(&c);
+		rpc_call_finish(&t3.call);
+		assert_int_equal(seq_flags(sid2, 1, &t),
+				 SEQ4_STATUS_CB_PATH_DOWN_SESSION |
+					 SEQ4_STATUS_CB_PATH_DOWN);
+	}
+	rpc_call_finish(&t.call);
+
+	/* every pin is given back when the sessions go */
+	state_reset(NULL, 0);
+	assert_int_equal(fk_refs, 0);
+	assert_int_equal(fk_nsent, 2);
+	nfs4_bc_set_ops(NULL);
+	nfs4_state_set_clock(NULL);
+}
+
+static void test_false_retry(void **state)
+{
+	static const uint8_t reply[] = "cached";
+	struct nfs4_compound c;
+	uint8_t sid[16];
+	clientid4 id;
+	struct opres r;
+	struct tcall t;
+
+	(void)state;
+	state_reset(NULL, 0);
+	client41("false-retry", 0, &id, sid);
+	tcall_init(&t, 0);
+	memset(t.argbuf, 0x5a, sizeof(t.argbuf));
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 1, 0, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	nfs4_sequence_cache(&c, reply, sizeof(reply));
+	nfs4_compound_end(&c);
+	/* same slot and seqid, other arguments: a false retry */
+	t.argbuf[150] ^= 1;
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 1, 0, true, &r);
+	assert_int_equal(r.status, NFS4ERR_SEQ_FALSE_RETRY);
+	nfs4_compound_end(&c);
+	/* other length: also false */
+	t.argbuf[150] ^= 1;
+	t.call.args.len = sizeof(t.argbuf) - 4;
+	sequence(&c, sid, 1, 0, true, &r);
+	assert_int_equal(r.status, NFS4ERR_SEQ_FALSE_RETRY);
+	/* the real retry still gets the cached reply */
+	t.call.args.len = sizeof(t.argbuf);
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 1, 0, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_non_null(c.replay);
+	assert_memory_equal(c.replay, reply, sizeof(reply));
+	nfs4_compound_end(&c);
+	/* the next seqid with any arguments is new */
+	t.argbuf[0] = 1;
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sid, 2, 0, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_null(c.replay);
+	nfs4_sequence_cache(&c, reply, sizeof(reply));
+	nfs4_compound_end(&c);
+	rpc_call_finish(&t.call);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1243,6 +1542,8 @@ int main(void)
 		cmocka_unit_test(test_share_matrix),
 		cmocka_unit_test(test_exchange_id_cases),
 		cmocka_unit_test(test_sequence_slots),
+		cmocka_unit_test(test_false_retry),
+		cmocka_unit_test(test_backchannel),
 		cmocka_unit_test(test_client40_and_lease),
 		cmocka_unit_test(test_open40),
 		cmocka_unit_test(test_grace_restart),

@@ -68,6 +68,38 @@ static void h_retry(struct rpc_call *call, const void *args, void *res)
 	*(uint32_t *)res = TEST_STATUS_RETRY;
 }
 
+static atomic_int inline_runs, deferrals;
+
+/*
+ * An inline procedure that "would block" for arguments divisible by 3
+ * when it runs on the event loop (call->nowait): it defers, and the
+ * worker's run answers. Either way the answer is the argument + 1.
+ */
+static void h_maybe_block(struct rpc_call *call, const void *args,
+			  void *res)
+{
+	uint32_t a = *(const uint32_t *)args;
+
+	if (call->nowait && a % 3 == 0) {
+		atomic_fetch_add(&deferrals, 1);
+		call->defer = true;
+		return;
+	}
+	if (call->nowait)
+		atomic_fetch_add(&inline_runs, 1);
+	*(uint32_t *)res = a + 1;
+}
+
+/* inline_ok of MAYBLOCK: arguments below 1000000 only. */
+static bool small_arg(const uint8_t *args, size_t len)
+{
+	struct xdr_buf x;
+	uint32_t a;
+
+	xdr_init(&x, (uint8_t *)args, len);
+	return xdr_dec_u32(&x, &a) && a < 1000000;
+}
+
 static bool enc_big(struct xdr_buf *x, const void *res)
 {
 	uint8_t junk[64] = { 0 };
@@ -123,6 +155,20 @@ static const struct rpc_proc test_v2_procs[] = {
 		.encode = enc_u32,
 		.flags = RPC_PROC_NONIDEMPOTENT | RPC_PROC_RES_STATUS,
 	},
+	[8] = {
+		.name = "MAYBLOCK",
+		.args_size = sizeof(uint32_t),
+		.res_size = sizeof(uint32_t),
+		.decode = dec_u32,
+		.handle = h_maybe_block,
+		.encode = enc_u32,
+		.flags = RPC_PROC_INLINE,
+		.inline_ok = small_arg,
+	},
+	[9] = {
+		.name = "INULL",
+		.flags = RPC_PROC_INLINE,
+	},
 };
 
 static const struct rpc_proc test_v4_procs[] = {
@@ -132,7 +178,7 @@ static const struct rpc_proc test_v4_procs[] = {
 };
 
 static const struct rpc_version test_versions[] = {
-	{ .vers = 2, .nprocs = 8, .procs = test_v2_procs,
+	{ .vers = 2, .nprocs = 10, .procs = test_v2_procs,
 	  .status_retry = TEST_STATUS_RETRY },
 	{ .vers = 4, .nprocs = 1, .procs = test_v4_procs },
 };
@@ -271,6 +317,8 @@ static int setup(void **state)
 	rpc_register_program(&test_program);
 	drc_flush();
 	atomic_store(&runs, 0);
+	atomic_store(&inline_runs, 0);
+	atomic_store(&deferrals, 0);
 	return 0;
 }
 
@@ -346,7 +394,7 @@ static void test_proc_unavail(void **state)
 	auth_none(&m);
 	run(&m, &r);
 	assert_accepted(&r, 10, PROC_UNAVAIL);
-	call_hdr(&m, 11, CALL, 2, TEST_PROG, 2, 8); /* past the end */
+	call_hdr(&m, 11, CALL, 2, TEST_PROG, 2, 10); /* past the end */
 	auth_none(&m);
 	run(&m, &r);
 	assert_accepted(&r, 11, PROC_UNAVAIL);
@@ -570,6 +618,110 @@ static void test_arena(void **state)
 	assert_null(call.arena_overflow);
 }
 
+/* Which records the transport may run on its event loop. */
+static void test_record_inline(void **state)
+{
+	struct msg m;
+
+	/* Inline procedures; MAYBLOCK only while inline_ok agrees. */
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 9);
+	auth_none(&m);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 8);
+	auth_sys(&m, 8, 2, 0);
+	assert_true(xdr_enc_u32(&m.x, 999999));
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 8);
+	auth_sys(&m, 8, 2, 0);
+	assert_true(xdr_enc_u32(&m.x, 1000000));
+	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	/* Arguments cut short: inline_ok says no. */
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 8);
+	auth_none(&m);
+	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	/* Procedures without the flag go to the workers. */
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 1);
+	auth_none(&m);
+	assert_true(xdr_enc_u32(&m.x, 1));
+	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 3);
+	auth_none(&m);
+	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 4, 0);
+	auth_none(&m);
+	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	/* Answered (or dropped) from the header alone: inline. */
+	call_hdr(&m, 1, CALL, 2, TEST_PROG + 1, 2, 1);
+	auth_none(&m);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 3, 1);
+	auth_none(&m);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 2); /* a hole */
+	auth_none(&m);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 77);
+	auth_none(&m);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, REPLY, 2, TEST_PROG, 2, 1);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	call_hdr(&m, 1, CALL, 3, TEST_PROG, 2, 1);
+	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(m.buf, 10));
+	assert_true(rpc_record_inline(m.buf, 0));
+}
+
+/* A nowait call that would block: no reply, then a normal run answers. */
+static void test_defer(void **state)
+{
+	struct rpc_call call;
+	uint8_t rec[2048];
+	struct msg m;
+	size_t len;
+	uint32_t v;
+
+	call_hdr(&m, 31, CALL, 2, TEST_PROG, 2, 8);
+	auth_none(&m);
+	assert_true(xdr_enc_u32(&m.x, 42));
+	len = m.x.pos;
+	memcpy(rec, m.buf, len);
+
+	rpc_call_init(&call, arena, sizeof(arena));
+	call.nowait = true;
+	assert_false(rpc_process_record(&call, rec, len));
+	assert_true(call.defer);
+	assert_int_equal(call.res.pos, 0);
+	assert_int_equal(atomic_load(&deferrals), 1);
+	rpc_call_finish(&call);
+
+	/* Again from the same record, as the worker does. */
+	rpc_call_init(&call, arena, sizeof(arena));
+	assert_false(call.nowait);
+	assert_false(call.defer);
+	assert_true(rpc_process_record(&call, rec, len));
+	assert_false(call.defer);
+	assert_true(call.res.pos >= 28);
+	memcpy(&v, call.res.base, 4);
+	assert_int_equal(ntohl(v), 31);
+	memcpy(&v, call.res.base + 24, 4);
+	assert_int_equal(ntohl(v), 43);
+	rpc_call_finish(&call);
+
+	/* A nowait call that does not block answers at once. */
+	call_hdr(&m, 32, CALL, 2, TEST_PROG, 2, 8);
+	auth_none(&m);
+	assert_true(xdr_enc_u32(&m.x, 43));
+	memcpy(rec, m.buf, m.x.pos);
+	rpc_call_init(&call, arena, sizeof(arena));
+	call.nowait = true;
+	assert_true(rpc_process_record(&call, rec, m.x.pos));
+	assert_false(call.defer);
+	memcpy(&v, call.res.base + 24, 4);
+	assert_int_equal(ntohl(v), 44);
+	assert_int_equal(atomic_load(&inline_runs), 1);
+	rpc_call_finish(&call);
+}
+
 /* ---- over TCP ---- */
 
 static void *transport_thread(void *arg)
@@ -627,11 +779,16 @@ static void test_transport_loopback(void **state)
 	assert_int_equal(transport_listen("127.0.0.1:0", 0, &ss, &len), 0);
 	assert_int_equal(pthread_create(&t, NULL, transport_thread, &ret), 0);
 
-	/* Many calls in one burst, each split over two fragments. */
+	/*
+	 * Many calls in one burst, each split over two fragments: ECHO
+	 * goes to the workers, MAYBLOCK runs on the loop and defers to a
+	 * worker for a third of them; all answer the argument + 1.
+	 */
 	for (i = 0; i < NREQ; i++) {
-		call_hdr(&m, (uint32_t)i, CALL, 2, TEST_PROG, 2, 1);
+		call_hdr(&m, (uint32_t)i, CALL, 2, TEST_PROG, 2,
+			 i % 2 ? 8 : 1);
 		auth_none(&m);
-		assert_true(xdr_enc_u32(&m.x, (uint32_t)i * 3));
+		assert_true(xdr_enc_u32(&m.x, (uint32_t)(i % 2 ? i : i * 3)));
 		v = htonl(10);
 		memcpy(out + n, &v, 4);
 		memcpy(out + n + 4, m.buf, 10);
@@ -656,8 +813,10 @@ static void test_transport_loopback(void **state)
 		assert_false(seen[xid]);
 		seen[xid] = true;
 		memcpy(&v, rep + 24, 4);
-		assert_int_equal(ntohl(v), xid * 3 + 1);
+		assert_int_equal(ntohl(v), (xid % 2 ? xid : xid * 3) + 1);
 	}
+	assert_true(atomic_load(&inline_runs) > 0);
+	assert_true(atomic_load(&deferrals) > 0);
 	/* An oversized record closes the connection. */
 	v = htonl(0x7fffffff);
 	assert_int_equal(write_all(fd, (uint8_t *)&v, 4), 0);
@@ -748,6 +907,8 @@ int main(void)
 		cmocka_unit_test_setup(test_drc_replay, setup),
 		cmocka_unit_test_setup(test_drc_skips_retry_status, setup),
 		cmocka_unit_test_setup(test_arena, setup),
+		cmocka_unit_test_setup(test_record_inline, setup),
+		cmocka_unit_test_setup(test_defer, setup),
 		cmocka_unit_test_setup(test_transport_loopback, setup),
 		cmocka_unit_test_setup(test_transport_limits_and_stop, setup),
 	};

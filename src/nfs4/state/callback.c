@@ -6,6 +6,9 @@
  * whether the path is up. Only loopback addresses (127.0.0.1, ::1) are
  * ever contacted; any other address leaves the path marked down. No
  * delegations are granted, so nothing but the probe is sent.
+ *
+ * The same thread sends the NFSv4.1 back channel's CB_NULL calls
+ * (backchannel.c), which go out on the client's own connection.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 
 struct cb_job {
 	struct cb_job *next;
+	struct nfs4_bc_job *bc;        /* 4.1: a back-channel call, or NULL */
 	clientid4 clientid;
 	struct nfs4_cb40 cb;
 };
@@ -257,7 +261,10 @@ static void *cb_main(void *arg)
 			cb_tail = NULL;
 		cb_queued--;
 		pthread_mutex_unlock(&cb_mu);
-		cb_run(j, xid++);
+		if (j->bc)
+			nfs4_bc_job_run(j->bc);
+		else
+			cb_run(j, xid++);
 		free(j);
 		pthread_mutex_lock(&cb_mu);
 	}
@@ -290,10 +297,49 @@ void nfs4_cb_stop(void)
 	cb_running = false;
 	while ((j = cb_head) != NULL) {
 		cb_head = j->next;
+		if (j->bc)
+			nfs4_bc_job_free(j->bc);
 		free(j);
 	}
 	cb_tail = NULL;
 	cb_queued = 0;
+}
+
+static bool cb_queue(struct cb_job *j)
+{
+	pthread_mutex_lock(&cb_mu);
+	if (!cb_running || cb_stopping || cb_queued >= CB_QUEUE_MAX) {
+		pthread_mutex_unlock(&cb_mu);
+		return false;
+	}
+	if (cb_tail)
+		cb_tail->next = j;
+	else
+		cb_head = j;
+	cb_tail = j;
+	cb_queued++;
+	pthread_cond_signal(&cb_cv);
+	pthread_mutex_unlock(&cb_mu);
+	return true;
+}
+
+/**
+ * nfs4_cb_queue_bc() - hand the back-channel call @bc to the thread (it
+ * runs and frees it). False when the thread is not running or its queue
+ * is full: @bc is then still the caller's.
+ */
+bool nfs4_cb_queue_bc(struct nfs4_bc_job *bc)
+{
+	struct cb_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return false;
+	j->bc = bc;
+	if (!cb_queue(j)) {
+		free(j);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -311,18 +357,6 @@ void nfs4_cb_probe(clientid4 id, const struct nfs4_cb40 *cb)
 		return;
 	j->clientid = id;
 	j->cb = *cb;
-	pthread_mutex_lock(&cb_mu);
-	if (cb_queued >= CB_QUEUE_MAX) {
-		pthread_mutex_unlock(&cb_mu);
+	if (!cb_queue(j))
 		free(j);
-		return;
-	}
-	if (cb_tail)
-		cb_tail->next = j;
-	else
-		cb_head = j;
-	cb_tail = j;
-	cb_queued++;
-	pthread_cond_signal(&cb_cv);
-	pthread_mutex_unlock(&cb_mu);
 }

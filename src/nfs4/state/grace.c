@@ -189,11 +189,12 @@ int nfs4_grace_load(void)
 		if (de->d_name[0] == '.')
 			continue;
 		if (strstr(de->d_name, ".tmp")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			(void)snprintf(path, sizeof(path), "%s/%s", dir,
+				       de->d_name); /* fits: dir + NAME_MAX */
 			unlink(path);
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		(void)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			continue;
@@ -295,7 +296,9 @@ void nfs4_grace_check_end(void)
 	    !all_complete())
 		return;
 	if (nfs4_st.in_grace)
-		log_info("nfs4: grace period over");
+		log_info("nfs4: grace period over (%u opens, %u locks "
+			 "reclaimed)",
+			 nfs4_st.reclaimed_opens, nfs4_st.reclaimed_locks);
 	nfs4_st.in_grace = false;
 	for (r = nfs4_st.recs; r; r = r->next)
 		if (!r->reclaimed)
@@ -376,7 +379,7 @@ static int grace_record(uint32_t minor, const uint8_t *id, uint32_t len)
 	ret = rec_path(path, sizeof(path), minor, id, len);
 	if (ret < 0)
 		return ret;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	(void)snprintf(tmp, sizeof(tmp), "%s.tmp", path); /* fits: +8 */
 	buf = malloc(2 * (size_t)len + 64);
 	if (!buf)
 		return -ENOMEM;

@@ -31,9 +31,10 @@ struct EXCHANGE_ID4resok {
 
 static bool dec_state_protect_ops4(struct xdr_buf *x)
 {
-	struct bitmap4 b;
+	struct bitmap4 spo_must_enforce, spo_must_allow;
 
-	return nfs4_dec_bitmap4(x, &b) && nfs4_dec_bitmap4(x, &b);
+	return nfs4_dec_bitmap4(x, &spo_must_enforce) &&
+	       nfs4_dec_bitmap4(x, &spo_must_allow);
 }
 
 static bool dec_sec_oids(struct xdr_buf *x)
@@ -53,7 +54,7 @@ static bool dec_sec_oids(struct xdr_buf *x)
 static bool dec_EXCHANGE_ID4args(struct xdr_buf *x, void *p)
 {
 	struct EXCHANGE_ID4args *a = p;
-	struct nfs4_opaque o;
+	struct nfs4_opaque nii_domain, nii_name;
 	struct nfstime4 t;
 	uint32_t n, u;
 
@@ -80,8 +81,8 @@ static bool dec_EXCHANGE_ID4args(struct xdr_buf *x, void *p)
 	/* eia_client_impl_id<1> */
 	if (!xdr_dec_u32(x, &n) || n > 1)
 		return false;
-	if (n == 1 && (!nfs4_dec_opaque(x, &o, NFS4_OPAQUE_LIMIT) ||
-		       !nfs4_dec_opaque(x, &o, NFS4_OPAQUE_LIMIT) ||
+	if (n == 1 && (!nfs4_dec_opaque(x, &nii_domain, NFS4_OPAQUE_LIMIT) ||
+		       !nfs4_dec_opaque(x, &nii_name, NFS4_OPAQUE_LIMIT) ||
 		       !nfs4_dec_nfstime4(x, &t)))
 		return false;
 	return true;

@@ -330,9 +330,11 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 	lc.ls->nranges += (uint32_t)change;
 	nfs4_stid_to_wire(&lc.ls->sid, &r->lock_stateid);
 	nfs4_set_current_stateid(c, &r->lock_stateid);
-	if (a->reclaim)
+	if (a->reclaim) {
+		nfs4_st.reclaimed_locks++;
 		log_debug("nfs4: client %016llx reclaimed a lock",
 			  (unsigned long long)lc.lo->client->clientid);
+	}
 out_seqid:
 	nfs4_seqid_done(c, &r->seq, lc.seq_owner, lc.seqid, status);
 out:

@@ -501,6 +501,8 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	pthread_mutex_lock(&nfs4_st.mu);
 	status = open_state(c, o, fs.obj, access, a->share_deny, r,
 			    &new_open);
+	if (status == NFS4_OK && a->claim == CLAIM_PREVIOUS)
+		nfs4_st.reclaimed_opens++;
 	pthread_mutex_unlock(&nfs4_st.mu);
 	if (status != NFS4_OK)
 		goto out_seqid;

@@ -74,7 +74,9 @@ static uint32_t replay(struct nfs4_compound *c, const struct nfs4_slot *slot)
  * nfs4_op_sequence() - see the file comment. On success @c holds the
  * session, slot and client (released by nfs4_sequence_cache() and
  * nfs4_compound_end()). sr_status_flags reports CB_PATH_DOWN(_SESSION)
- * while no connection of the session is bound for the back channel.
+ * while the back channel does not work (backchannel.c). A retry whose
+ * arguments differ from the request that used the slot and seqid (their
+ * digest) is a false retry (RFC 8881 §2.10.6.1.3): SEQ_FALSE_RETRY.
  */
 uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 {
@@ -82,10 +84,13 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 	struct SEQUENCE4resok *r = res;
 	struct nfs4_session *s;
 	struct nfs4_slot *slot;
+	enum nfs4_slot_verdict v;
 	uint32_t status = NFS4_OK;
+	uint64_t digest;
 
 	if (c->opindex != 0 || c->session)
 		return NFS4ERR_SEQUENCE_POS;
+	digest = nfs4_seq_digest(c->call->args.base, c->call->args.len);
 	pthread_mutex_lock(&nfs4_st.mu);
 	s = nfs4_session_find(a->sa_sessionid);
 	if (!s) {
@@ -97,7 +102,15 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 		goto out;
 	}
 	slot = &s->slots[a->sa_slotid];
-	switch (nfs4_slot_check(slot, a->sa_sequenceid)) {
+	v = nfs4_slot_check(slot, a->sa_sequenceid);
+	/* the same slot and seqid with other arguments: not a retry */
+	if ((v == NFS4_SLOT_REPLAY || v == NFS4_SLOT_UNCACHED ||
+	     v == NFS4_SLOT_BUSY) &&
+	    slot->digest != digest) {
+		status = NFS4ERR_SEQ_FALSE_RETRY;
+		goto out;
+	}
+	switch (v) {
 	case NFS4_SLOT_NEW:
 		break;
 	case NFS4_SLOT_REPLAY:
@@ -123,6 +136,7 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 		goto out;
 	}
 	slot->seqid = a->sa_sequenceid;
+	slot->digest = digest;
 	slot->inuse = true;
 	slot->executed = true;
 	slot->has_cache = false;
@@ -143,9 +157,7 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 	r->sr_slotid = a->sa_slotid;
 	r->sr_highest_slotid = s->nslots - 1;
 	r->sr_target_highest_slotid = s->nslots - 1;
-	if (!nfs4_session_has_backchannel(s))
-		r->sr_status_flags |= SEQ4_STATUS_CB_PATH_DOWN_SESSION |
-				      SEQ4_STATUS_CB_PATH_DOWN;
+	r->sr_status_flags |= nfs4_bc_seq_flags(s);
 out:
 	pthread_mutex_unlock(&nfs4_st.mu);
 	return status;

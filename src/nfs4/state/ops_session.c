@@ -20,6 +20,7 @@ struct CREATE_SESSION4args {
 	struct channel_attrs4 csa_fore_chan_attrs;
 	struct channel_attrs4 csa_back_chan_attrs;
 	uint32_t csa_cb_program;
+	struct nfs4_cb_sec csa_sec;    /* the first usable csa_sec_parms */
 };
 
 struct sessionid_args {
@@ -39,6 +40,7 @@ struct BIND_CONN_TO_SESSION4resok {
 
 struct BACKCHANNEL_CTL4args {
 	uint32_t bca_cb_program;
+	struct nfs4_cb_sec bca_sec;
 };
 
 struct DESTROY_CLIENTID4args {
@@ -74,13 +76,45 @@ static bool enc_channel_attrs4(struct xdr_buf *x,
 	       xdr_enc_u32(x, 0); /* ca_rdma_ird<1>: none */
 }
 
-/* callback_sec_parms4 csa_sec_parms<> (validated, then ignored: no
- * callbacks beyond the probe are ever sent). */
-static bool dec_cb_sec_parms(struct xdr_buf *x)
+/* authsys_parms (RFC 5531 §A.1), kept in @sec when @keep. */
+static bool dec_authsys(struct xdr_buf *x, struct nfs4_cb_sec *sec,
+			bool keep)
+{
+	struct nfs4_cb_sec t;
+	struct nfs4_opaque o;
+	uint32_t i;
+
+	if (!xdr_dec_u32(x, &t.stamp) ||
+	    !nfs4_dec_opaque(x, &o, RPC_AUTH_SYS_MACHINE_MAX) ||
+	    !xdr_dec_u32(x, &t.uid) || !xdr_dec_u32(x, &t.gid) ||
+	    !xdr_dec_u32(x, &t.ngids) || t.ngids > RPC_AUTH_SYS_NGIDS_MAX)
+		return false;
+	for (i = 0; i < t.ngids; i++)
+		if (!xdr_dec_u32(x, &t.gids[i]))
+			return false;
+	if (keep) {
+		t.flavor = AUTH_SYS;
+		t.machine_len = o.len;
+		memcpy(t.machine, o.data, o.len);
+		*sec = t;
+	}
+	return true;
+}
+
+/*
+ * callback_sec_parms4 csa_sec_parms<>: the first AUTH_NONE or AUTH_SYS
+ * entry goes to @sec (the back channel's calls use it); with none of
+ * them @sec->flavor is NFS4_CB_FLAVOR_NONE_USABLE (RPCSEC_GSS callbacks
+ * are not supported).
+ */
+static bool dec_cb_sec_parms(struct xdr_buf *x, struct nfs4_cb_sec *sec)
 {
 	struct nfs4_opaque o;
-	uint32_t n, i, flavor, u, ngids;
+	uint32_t n, i, flavor, u;
+	bool found = false;
 
+	memset(sec, 0, sizeof(*sec));
+	sec->flavor = NFS4_CB_FLAVOR_NONE_USABLE;
 	if (!xdr_dec_u32(x, &n) || n > CB_SEC_PARMS_MAX ||
 	    n > xdr_remaining(x) / 4)
 		return false;
@@ -89,15 +123,14 @@ static bool dec_cb_sec_parms(struct xdr_buf *x)
 			return false;
 		switch (flavor) {
 		case AUTH_NONE:
+			if (!found)
+				sec->flavor = AUTH_NONE;
+			found = true;
 			break;
 		case AUTH_SYS:
-			if (!xdr_dec_u32(x, &u) ||
-			    !nfs4_dec_opaque(x, &o, RPC_AUTH_SYS_MACHINE_MAX) ||
-			    !xdr_dec_u32(x, &u) || !xdr_dec_u32(x, &u) ||
-			    !xdr_dec_u32(x, &ngids) ||
-			    ngids > RPC_AUTH_SYS_NGIDS_MAX ||
-			    !xdr_inline(x, (size_t)ngids * 4))
+			if (!dec_authsys(x, sec, !found))
 				return false;
+			found = true;
 			break;
 		case RPCSEC_GSS:
 			if (!xdr_dec_u32(x, &u) ||
@@ -121,7 +154,8 @@ static bool dec_CREATE_SESSION4args(struct xdr_buf *x, void *p)
 	       xdr_dec_u32(x, &a->csa_flags) &&
 	       dec_channel_attrs4(x, &a->csa_fore_chan_attrs) &&
 	       dec_channel_attrs4(x, &a->csa_back_chan_attrs) &&
-	       xdr_dec_u32(x, &a->csa_cb_program) && dec_cb_sec_parms(x);
+	       xdr_dec_u32(x, &a->csa_cb_program) &&
+	       dec_cb_sec_parms(x, &a->csa_sec);
 }
 
 static bool enc_CREATE_SESSION4resok(struct xdr_buf *x, uint32_t status,
@@ -211,6 +245,7 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *c, void *args,
 	struct nfs4_princ p;
 	uint32_t status;
 	bool record = false;
+	uint8_t dir;
 
 	status = negotiate(a, &fore, &back);
 	if (status != NFS4_OK)
@@ -242,10 +277,11 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *c, void *args,
 		status = NFS4ERR_DELAY;
 		goto out;
 	}
-	nfs4_session_bind_conn(s, c->call->conn,
-			       s->flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN
-				       ? CDFS4_BOTH
-				       : CDFS4_FORE);
+	s->cb_sec = a->csa_sec;
+	dir = s->flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN ? CDFS4_BOTH
+							     : CDFS4_FORE;
+	if (nfs4_session_bind_conn(s, c->call->conn, dir))
+		nfs4_bc_probe(s);
 	if (!cl->confirmed) {
 		old = nfs4_client_find_owner(1, cl->ownerid, cl->ownerid_len,
 					     true);
@@ -393,7 +429,10 @@ uint32_t nfs4_op_bind_conn_to_session(struct nfs4_compound *c, void *args,
 		status = NFS4ERR_BADSESSION;
 		goto out;
 	}
-	nfs4_session_bind_conn(s, c->call->conn, dir);
+	/* a new back channel, or one reported down, is probed (again) */
+	if (nfs4_session_bind_conn(s, c->call->conn, dir) ||
+	    (dir & CDFS4_BACK && s->cb_state == NFS4_CB_DOWN))
+		nfs4_bc_probe(s);
 	nfs4_client_renew(s->client);
 	memcpy(r->bctsr_sessid, s->id, NFS4_SESSIONID_SIZE);
 	r->bctsr_dir = dir;
@@ -418,12 +457,13 @@ static bool dec_BACKCHANNEL_CTL4args(struct xdr_buf *x, void *p)
 {
 	struct BACKCHANNEL_CTL4args *a = p;
 
-	return xdr_dec_u32(x, &a->bca_cb_program) && dec_cb_sec_parms(x);
+	return xdr_dec_u32(x, &a->bca_cb_program) &&
+	       dec_cb_sec_parms(x, &a->bca_sec);
 }
 
 /**
  * nfs4_op_backchannel_ctl() - RFC 8881 §18.33: new callback program and
- * security parameters for the session's back channel.
+ * security parameters for the session's back channel, probed with them.
  */
 uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, void *args,
 				 void *res)
@@ -435,6 +475,9 @@ uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, void *args,
 		return NFS4ERR_OP_NOT_IN_SESSION;
 	pthread_mutex_lock(&nfs4_st.mu);
 	c->session->cb_program = a->bca_cb_program;
+	c->session->cb_sec = a->bca_sec;
+	if (!c->session->dead)
+		nfs4_bc_probe(c->session);
 	pthread_mutex_unlock(&nfs4_st.mu);
 	return NFS4_OK;
 }

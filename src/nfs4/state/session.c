@@ -51,6 +51,8 @@ struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 	s->back = *back;
 	s->flags = flags;
 	s->cb_program = cb_program;
+	s->cb_state = NFS4_CB_DOWN;
+	s->cb_sec.flavor = AUTH_NONE;
 	s->refs = 1;
 	b = session_bucket(s->id);
 	s->hnext = nfs4_st.session_hash[b];
@@ -79,6 +81,8 @@ void nfs4_session_put(struct nfs4_session *s)
 
 	if (--s->refs > 0)
 		return;
+	for (i = 0; i < s->nconns; i++)
+		nfs4_bc_conn_put(s->conns[i]);
 	for (i = 0; i < s->nslots; i++) {
 		nfs4_st.cache_bytes -= s->slots[i].cache_len;
 		free(s->slots[i].cache);
@@ -111,35 +115,94 @@ void nfs4_session_destroy(struct nfs4_session *s)
 	nfs4_session_put(s);
 }
 
+static void unbind_at(struct nfs4_session *s, uint32_t i)
+{
+	struct conn *c = s->conns[i];
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
+	size_t tail = sizeof(s->conns[0]) * (s->nconns - i - 1);
+
+	memmove(&s->conns[i], &s->conns[i + 1], tail);
+	memmove(&s->conn_dir[i], &s->conn_dir[i + 1], s->nconns - i - 1);
+	s->nconns--;
+	if (s->cb_conn == c)
+		s->cb_conn = NULL;
+	nfs4_bc_conn_put(c);
+}
+
 /**
- * nfs4_session_bind_conn() - associate the connection @conn (identity
- * only, never dereferenced) with @s for directions @dir (CDFS4_*). The
- * oldest binding makes room at the per-session limit.
+ * nfs4_session_bind_conn() - associate the connection @conn with @s for
+ * directions @dir (CDFS4_*), pinning it until it is unbound (it closes,
+ * or the session goes). The oldest binding makes room at the
+ * per-session limit. A connection already closed is not bound. Returns
+ * true when @conn was not bound for the back channel before and now is.
  */
-void nfs4_session_bind_conn(struct nfs4_session *s, const void *conn,
+bool nfs4_session_bind_conn(struct nfs4_session *s, struct conn *conn,
 			    uint8_t dir)
 {
 	uint32_t i;
+	bool was_back;
 
 	for (i = 0; i < s->nconns; i++) {
 		if (s->conns[i] == conn) {
+			was_back = s->conn_dir[i] & CDFS4_BACK;
 			s->conn_dir[i] |= dir;
-			return;
+			return !was_back && (dir & CDFS4_BACK);
 		}
 	}
-	if (s->nconns == NFS4_MAX_CONNS_PER_SESSION) {
-		memmove(&s->conns[0], &s->conns[1],
-			sizeof(s->conns[0]) * (s->nconns - 1));
-		memmove(&s->conn_dir[0], &s->conn_dir[1], s->nconns - 1);
-		s->nconns--;
-	}
+	if (!nfs4_bc_conn_get(conn))
+		return false;
+	if (s->nconns == NFS4_MAX_CONNS_PER_SESSION)
+		unbind_at(s, 0);
 	s->conns[s->nconns] = conn;
 	s->conn_dir[s->nconns] = dir;
 	s->nconns++;
+	return (dir & CDFS4_BACK) != 0;
+}
+
+/**
+ * nfs4_session_unbind_conn() - @conn no longer serves @s (it closed);
+ * the back channel is down if it was the one probed, unless another
+ * back-channel connection remains (probed again then).
+ */
+void nfs4_session_unbind_conn(struct nfs4_session *s, struct conn *conn)
+{
+	uint32_t i;
+	bool probed;
+
+	for (i = 0; i < s->nconns; i++) {
+		if (s->conns[i] != conn)
+			continue;
+		probed = s->cb_conn == conn;
+		unbind_at(s, i);
+		if (probed && !s->dead)
+			nfs4_bc_probe(s);
+		return;
+	}
+}
+
+/**
+ * nfs4_seq_digest() - see state_int.h: FNV-1a over the head of the
+ * arguments, then the length.
+ */
+uint64_t nfs4_seq_digest(const uint8_t *args, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+	size_t i, n = len < NFS4_SEQ_DIGEST_BYTES ? len : NFS4_SEQ_DIGEST_BYTES;
+
+	for (i = 0; i < n; i++) {
+		h ^= args[i];
+		h *= 1099511628211ull;
+	}
+	for (i = 0; i < 8; i++) {
+		h ^= (uint8_t)(len >> (8 * i));
+		h *= 1099511628211ull;
+	}
+	return h;
 }
 
 /** nfs4_session_conn_bound() - is @conn bound to @s? */
-bool nfs4_session_conn_bound(const struct nfs4_session *s, const void *conn)
+bool nfs4_session_conn_bound(const struct nfs4_session *s,
+			     const struct conn *conn)
 {
 	uint32_t i;
 

@@ -163,9 +163,12 @@ static void server_owner_load(void)
 
 		memcpy(nfs4_st.server_owner, &t, sizeof(t));
 	}
-	if (!nfs4_st.state_dir)
+	/* Not to a cut path: the state dir's name may be too long. */
+	if (!nfs4_st.state_dir ||
+	    snprintf(path, sizeof(path), "%s/nfs4_server_owner",
+		     nfs4_st.state_dir) >= (int)sizeof(path))
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	(void)snprintf(tmp, sizeof(tmp), "%s.tmp", path); /* fits: +8 */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;

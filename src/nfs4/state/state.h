@@ -23,6 +23,14 @@ int nfs4_state_init(const char *state_dir, uint32_t lease_time,
 		    uint32_t grace_time);
 void nfs4_state_shutdown(void);
 
+/*
+ * nfs4_bc_attach() - let the 4.1 back channel use the transport: send
+ * callbacks on client connections, receive their answers (the RPC
+ * layer's reply handler), unbind connections that close. Call once at
+ * start-up, before transport_run().
+ */
+void nfs4_bc_attach(void);
+
 uint32_t nfs4_lease_time(void);
 
 /* nfs4_in_grace() - true while reclaims are accepted (RFC 8881 §8.4.2). */

@@ -133,6 +133,14 @@ enum state_protect_how4 { SP4_NONE = 0, SP4_MACH_CRED = 1, SP4_SSV = 2 };
 #define SEQ4_STATUS_CB_PATH_DOWN 0x1
 #define SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED 0x8
 #define SEQ4_STATUS_CB_PATH_DOWN_SESSION 0x200
+#define SEQ4_STATUS_BACKCHANNEL_FAULT 0x400
+
+/* The callback program's version (RFC 8881 §20 XDR, knfsd, Linux). */
+#define NFS4_CB_VERSION 1
+/* A back channel whose CB_NULL got no answer in this time is down. */
+#define NFS4_CB_PROBE_TIMEOUT_MS 5000
+/* SEQUENCE's request digest covers at most this many bytes of args. */
+#define NFS4_SEQ_DIGEST_BYTES 2048
 
 /* BIND_CONN_TO_SESSION (RFC 8881 §18.34) */
 enum channel_dir_from_client4 {
@@ -178,6 +186,12 @@ static inline void nfs4_list_add_before(struct nfs4_list *pos,
 	nfs4_list_add_tail(pos, n);
 }
 
+/*
+ * clang-analyzer (unix.Malloc) cannot tell that an entry's prev is the
+ * list head, so after nfs4_list_del() and free() it may still see the
+ * head pointing at the entry: the reads it then flags are suppressed
+ * inline with a pointer here.
+ */
 static inline void nfs4_list_del(struct nfs4_list *n)
 {
 	n->prev->next = n->next;
@@ -218,6 +232,20 @@ enum nfs4_cb_state {
 	NFS4_CB_UNKNOWN = 0,
 	NFS4_CB_UP,
 	NFS4_CB_DOWN,
+	NFS4_CB_PROBING,               /* 4.1: a CB_NULL is out */
+};
+
+/* Security for calls on a 4.1 back channel (csa_sec_parms). */
+#define NFS4_CB_FLAVOR_NONE_USABLE 0xffffffffu
+struct nfs4_cb_sec {
+	uint32_t flavor;               /* AUTH_NONE, AUTH_SYS or NONE_USABLE */
+	uint32_t stamp;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngids;
+	uint32_t gids[RPC_AUTH_SYS_NGIDS_MAX];
+	uint32_t machine_len;
+	char machine[RPC_AUTH_SYS_MACHINE_MAX];
 };
 
 /* 4.0 callback address (SETCLIENTID cb_client4). */
@@ -273,6 +301,7 @@ struct nfs4_client {
 
 struct nfs4_slot {
 	uint32_t seqid;
+	uint64_t digest;               /* of the request seqid belongs to */
 	bool inuse;
 	bool has_cache;                /* a reply is cached for seqid */
 	bool executed;                 /* seqid was executed (cached or not) */
@@ -291,9 +320,16 @@ struct nfs4_session {
 	uint32_t cb_program;
 	uint32_t nslots;
 	struct nfs4_slot *slots;
-	const void *conns[NFS4_MAX_CONNS_PER_SESSION]; /* identity only */
+	/* pinned while bound (nfs4_bc_conn_get), unbound when they close */
+	struct conn *conns[NFS4_MAX_CONNS_PER_SESSION];
 	uint8_t conn_dir[NFS4_MAX_CONNS_PER_SESSION];  /* CDFS4_* */
 	uint32_t nconns;
+	/* back channel (backchannel.c) */
+	struct nfs4_cb_sec cb_sec;
+	enum nfs4_cb_state cb_state;   /* DOWN until a CB_NULL is answered */
+	struct conn *cb_conn;          /* where the last probe went */
+	uint32_t cb_xid;               /* its xid */
+	uint64_t cb_sent;              /* nfs4_now_ms() when it was queued */
 	int refs;
 	bool dead;
 };
@@ -410,6 +446,8 @@ struct nfs4_state {
 	bool in_grace;
 	uint64_t grace_end;            /* ms */
 	struct nfs4_grace_rec *recs;   /* records from before the restart */
+	uint32_t reclaimed_opens;      /* during this grace period */
+	uint32_t reclaimed_locks;
 
 	/* lease reaper */
 	pthread_t reaper;
@@ -456,10 +494,20 @@ struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 struct nfs4_session *nfs4_session_find(const uint8_t id[NFS4_SESSIONID_SIZE]);
 void nfs4_session_put(struct nfs4_session *s);
 void nfs4_session_destroy(struct nfs4_session *s);
-void nfs4_session_bind_conn(struct nfs4_session *s, const void *conn,
+/* Returns true when @conn is newly bound for the back channel. */
+bool nfs4_session_bind_conn(struct nfs4_session *s, struct conn *conn,
 			    uint8_t dir);
-bool nfs4_session_conn_bound(const struct nfs4_session *s, const void *conn);
+bool nfs4_session_conn_bound(const struct nfs4_session *s,
+			     const struct conn *conn);
+/* nfs4_session_unbind_conn() - forget @conn (it closed). */
+void nfs4_session_unbind_conn(struct nfs4_session *s, struct conn *conn);
 bool nfs4_session_has_backchannel(const struct nfs4_session *s);
+/*
+ * nfs4_seq_digest() - 64-bit digest of a COMPOUND's arguments (its first
+ * NFS4_SEQ_DIGEST_BYTES bytes and its length), to tell a retry from a
+ * false retry on a slot (RFC 8881 §2.10.6.1.3).
+ */
+uint64_t nfs4_seq_digest(const uint8_t *args, size_t len);
 /* The SEQUENCE slot algorithm, for the op and the tests. */
 enum nfs4_slot_verdict {
 	NFS4_SLOT_NEW,
@@ -591,6 +639,58 @@ void nfs4_cb_probe(clientid4 id, const struct nfs4_cb40 *cb);
 /* For tests: parse a universal address of loopback only. */
 int nfs4_cb_parse_uaddr(const char *netid, const char *uaddr,
 			struct sockaddr_storage *ss, socklen_t *len);
+
+/*
+ * backchannel.c: the 4.1 back channel (RFC 8881 §2.10.3.1, §18.33-36):
+ * CB_NULL sent on a connection the client bound for callbacks, its answer
+ * taken from the fore channel's receive path, and the state SEQUENCE
+ * reports in sr_status_flags. Connections are reached through these
+ * operations: the transport's (nfs4_bc_attach) or a test's; without any,
+ * connections are identities only and no callback is ever sent.
+ */
+struct nfs4_bc_ops {
+	void (*get)(struct conn *c);
+	void (*put)(struct conn *c);
+	bool (*closed)(const struct conn *c);
+	int (*send)(struct conn *c, const void *rec, size_t len);
+};
+/* Install @ops (NULL: none). For tests; nfs4_bc_attach() for the server. */
+void nfs4_bc_set_ops(const struct nfs4_bc_ops *ops);
+/* Pin / unpin a connection a session binds (no-ops without ops). */
+bool nfs4_bc_conn_get(struct conn *c);
+void nfs4_bc_conn_put(struct conn *c);
+/*
+ * nfs4_bc_probe() - send CB_NULL on @s's newest back-channel connection
+ * (queued to the callback thread); the session's callback state is
+ * PROBING until the answer (UP) or the timeout or a failure (DOWN); DOWN
+ * at once without such a connection or a usable flavor. nfs4_st.mu.
+ */
+void nfs4_bc_probe(struct nfs4_session *s);
+/*
+ * nfs4_bc_seq_flags() - SEQ4_STATUS_CB_PATH_DOWN_SESSION when @s has no
+ * working back channel, and SEQ4_STATUS_CB_PATH_DOWN too when no session
+ * of its client has one (§18.46.3); a probe still out counts as working
+ * until NFS4_CB_PROBE_TIMEOUT_MS. nfs4_st.mu.
+ */
+uint32_t nfs4_bc_seq_flags(struct nfs4_session *s);
+/* The answer to a call of ours arrived on @c (rpc_set_reply_handler). */
+void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
+		   size_t len);
+/* @c closed (transport_set_close_hook): unbind it everywhere. */
+void nfs4_bc_conn_closed(struct conn *c);
+/* A CB_NULL to send, built by nfs4_bc_probe() for the callback thread. */
+struct nfs4_bc_job;
+void nfs4_bc_job_run(struct nfs4_bc_job *j);
+void nfs4_bc_job_free(struct nfs4_bc_job *j);
+/* callback.c: hand @j to the callback thread; false if it cannot take it */
+bool nfs4_cb_queue_bc(struct nfs4_bc_job *j);
+/* Counts for tests and logs. */
+struct nfs4_bc_counts {
+	uint64_t sent;
+	uint64_t answered;
+	uint64_t failed;
+};
+void nfs4_bc_counts(struct nfs4_bc_counts *out);
 
 /* ops_util.c: 4.0 seqid-mutating op helpers */
 /*
