@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/be.h"
 #include "core/log.h"
 #include "nfs4/nfs4_int.h"
 #include "nfs4/pseudo.h"
@@ -79,20 +80,6 @@ static void reply_set_limit(struct compound_reply *r, size_t limit)
 		r->cap = r->limit;
 		r->x.len = r->limit;
 	}
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
 }
 
 /* ---- filehandles ---- */

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/be.h"
 #include "core/log.h"
 #include "vfs/siphash.h"
 #include "vfs/vfs_int.h"
@@ -202,20 +203,6 @@ uint64_t vfs_secret_hash(const void *msg, size_t len)
 {
 	pthread_once(&secret_once, secret_boot);
 	return siphash24(hash_key, msg, len);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
 }
 
 static void fh_mac(const uint8_t *fh, size_t len, uint8_t mac[VFS_FH_MAC])

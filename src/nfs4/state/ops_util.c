@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/be.h"
 #include "nfs4/state/state_int.h"
 
 /** nfs4_status_bumps_seqid() - see state_int.h (RFC 7530 §9.1.7). */
@@ -25,12 +26,6 @@ bool nfs4_status_bumps_seqid(uint32_t status)
 	default:
 		return true;
 	}
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
 }
 
 /** nfs4_seqid_check() - see state_int.h. */

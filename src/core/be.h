@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_CORE_BE_H
+#define NASD_CORE_BE_H
+
+/* Big-endian (network order) 32-bit loads and stores on byte buffers. */
+
+#include <stdint.h>
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+#endif
