@@ -194,6 +194,29 @@ static int apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa)
 	return vfs_setattr(o, &rest);
 }
 
+/*
+ * The entry just made as @name in @dir, with the rest of its attributes
+ * applied: a new reference in *@out, or -errno.
+ */
+static int finish_new(struct vfs_obj *dir, const char *name,
+		      enum vfs_ftype type, const struct vfs_sattr *sa,
+		      struct vfs_obj **out)
+{
+	struct vfs_obj *o;
+	int ret;
+
+	ret = lookup_new(dir, name, type, &o);
+	if (ret < 0)
+		return ret;
+	ret = apply_new_attrs(o, sa);
+	if (ret < 0) {
+		vfs_obj_put(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
 static uint32_t verf_word(const uint8_t *p)
 {
 	/* Bit 31 cleared as knfsd does: 32-bit signed on-disk times. */
@@ -315,7 +338,6 @@ int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
 	      const struct vfs_sattr *sa, struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
-	struct vfs_obj *o;
 	mode_t mode;
 	int ret;
 
@@ -326,16 +348,7 @@ int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
 	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0755;
 	if (mkdirat(dir->fd, buf, mode) < 0)
 		return -errno;
-	ret = lookup_new(dir, buf, VFS_DIR, &o);
-	if (ret < 0)
-		return ret;
-	ret = apply_new_attrs(o, sa);
-	if (ret < 0) {
-		vfs_obj_put(o);
-		return ret;
-	}
-	*out = o;
-	return 0;
+	return finish_new(dir, buf, VFS_DIR, sa, out);
 }
 
 int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
@@ -343,7 +356,6 @@ int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
 		struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
-	struct vfs_obj *o;
 	char *tbuf;
 	int ret;
 
@@ -366,16 +378,7 @@ int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
 	free(tbuf);
 	if (ret < 0)
 		return ret;
-	ret = lookup_new(dir, buf, VFS_LNK, &o);
-	if (ret < 0)
-		return ret;
-	ret = apply_new_attrs(o, sa);
-	if (ret < 0) {
-		vfs_obj_put(o);
-		return ret;
-	}
-	*out = o;
-	return 0;
+	return finish_new(dir, buf, VFS_LNK, sa, out);
 }
 
 int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
@@ -383,7 +386,6 @@ int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
 	      const struct vfs_sattr *sa, struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
-	struct vfs_obj *o;
 	mode_t mode;
 	dev_t dev = 0;
 	int ret;
@@ -413,16 +415,7 @@ int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
 	}
 	if (mknodat(dir->fd, buf, mode, dev) < 0)
 		return -errno;
-	ret = lookup_new(dir, buf, type, &o);
-	if (ret < 0)
-		return ret;
-	ret = apply_new_attrs(o, sa);
-	if (ret < 0) {
-		vfs_obj_put(o);
-		return ret;
-	}
-	*out = o;
-	return 0;
+	return finish_new(dir, buf, type, sa, out);
 }
 
 /* Kernel handle of @name in @dir (not followed); false if none. */

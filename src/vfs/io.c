@@ -86,6 +86,35 @@ static ssize_t buffered_read(int fd, uint64_t off, void *buf, size_t len,
 	return (ssize_t)done;
 }
 
+/*
+ * Read @len bytes at @off through @o's cached data fd with @reader into a
+ * new pooled buffer, given to the caller in *@out (data from offset 0).
+ */
+static ssize_t read_to_iobuf(struct vfs_obj *o, uint64_t off, size_t len,
+			     ssize_t (*reader)(int, uint64_t, void *, size_t,
+					       bool *),
+			     struct iobuf **out, size_t *start, bool *eof)
+{
+	struct iobuf *b;
+	ssize_t n;
+	int fd;
+
+	fd = vfs_obj_data_fd(o, false);
+	if (fd < 0)
+		return fd;
+	b = iobuf_alloc(len);
+	if (!b)
+		return -EJUKEBOX;
+	n = reader(fd, off, b->data, len, eof);
+	if (n < 0) {
+		iobuf_put(b);
+		return n;
+	}
+	*out = b;
+	*start = 0;
+	return n;
+}
+
 /* Common checks of a read; 1 when there is nothing to read (EOF). */
 static int read_prep(struct vfs_obj *o, uint64_t off, size_t *len,
 		     bool *eof)
@@ -139,7 +168,6 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 		     struct iobuf **out, size_t *start, bool *eof)
 {
 	struct iobuf *b;
-	ssize_t n;
 	int ret, fd;
 
 	VFS_FAULT(VFS_OP_READ);
@@ -158,20 +186,7 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 	fd = pick_dio_fd(o, off, len, NULL, false);
 	if (fd >= 0)
 		return vfs_dio_read(o, fd, off, len, out, start, eof);
-	fd = vfs_obj_data_fd(o, false);
-	if (fd < 0)
-		return fd;
-	b = iobuf_alloc(len);
-	if (!b)
-		return -EJUKEBOX;
-	n = buffered_read(fd, off, b->data, len, eof);
-	if (n < 0) {
-		iobuf_put(b);
-		return n;
-	}
-	*out = b;
-	*start = 0;
-	return n;
+	return read_to_iobuf(o, off, len, buffered_read, out, start, eof);
 }
 
 /*
@@ -208,12 +223,11 @@ static ssize_t cached_read(int fd, uint64_t off, void *buf, size_t len,
 	return (ssize_t)done;
 }
 
+
 ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 			    struct iobuf **out, size_t *start, bool *eof)
 {
-	struct iobuf *b;
-	ssize_t n;
-	int ret, fd;
+	int ret;
 
 	/* Injected faults count calls: let the blocking path take them. */
 	if (atomic_load_explicit(&vfs_faults_on, memory_order_relaxed))
@@ -226,20 +240,7 @@ ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 	/* O_DIRECT always goes to the disk. */
 	if (pick_dio_fd(o, off, len, NULL, false) >= 0)
 		return -EAGAIN;
-	fd = vfs_obj_data_fd(o, false);
-	if (fd < 0)
-		return fd;
-	b = iobuf_alloc(len);
-	if (!b)
-		return -EJUKEBOX;
-	n = cached_read(fd, off, b->data, len, eof);
-	if (n < 0) {
-		iobuf_put(b);
-		return n;
-	}
-	*out = b;
-	*start = 0;
-	return n;
+	return read_to_iobuf(o, off, len, cached_read, out, start, eof);
 }
 
 ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
