@@ -53,6 +53,34 @@ run_meson() {
 		FAILED=$((FAILED + 1))
 	fi
 	echo "=== $name: ok $ok, fail $fail, timeout $tmo, skipped $skip"
+	digest_failures "$name" "$dir"
+}
+
+# digest_failures NAME DIR: keep the names and the last lines of every
+# failed or timed-out test of this meson run, printed again at the very end
+# so that a log cut to its tail (CI) still says what failed and why.
+digest_failures() {
+	python3 - "$1" "$2/meson-logs/testlog.json" >>"$LOGDIR/digest" <<'PY'
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+try:
+    lines = open(path).read().splitlines()
+except OSError:
+    sys.exit(0)
+for line in lines:
+    try:
+        t = json.loads(line)
+    except ValueError:
+        continue
+    if t.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    out = (t.get("stdout") or "").splitlines()
+    err = (t.get("stderr") or "").splitlines()
+    print(f"--- {name}: {t.get('name')} {t.get('result')} "
+          f"(rc {t.get('returncode')}, {t.get('duration', 0):.0f} s)")
+    for l in (out + err)[-40:]:
+        print("    " + l[:300])
+PY
 }
 
 if [ ! -f "$BUILD/build.ninja" ]; then
@@ -86,6 +114,8 @@ if [ "$FUZZ_SECONDS" != 0 ]; then
 	fi
 	PASSED=$((PASSED + ok))
 	FAILED=$((FAILED + bad))
+	grep -E '^fuzz [a-z0-9_]+: ' "$LOGDIR/fuzz.log" |
+		grep -vE ': [0-9]+ execs, 0 crashes' | sed 's/^/--- /' >>"$LOGDIR/digest"
 	echo "=== fuzz: ok $ok, fail $bad (exit $rc)"
 fi
 
@@ -105,8 +135,14 @@ if [ "${STATIC_ANALYSIS:-1}" != 0 ]; then
 	fi
 	PASSED=$((PASSED + ok))
 	FAILED=$((FAILED + bad))
+	grep -E '^static [a-z-]+: [0-9]+ findings' "$LOGDIR/static.log" |
+		grep -vE ': 0 findings' | sed 's/^/--- /' >>"$LOGDIR/digest"
 	echo "=== static: ok $ok, fail $bad (exit $rc)"
 fi
 
+if [ -s "$LOGDIR/digest" ]; then
+	echo "=== failed tests (last lines of each)"
+	cat "$LOGDIR/digest"
+fi
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]
