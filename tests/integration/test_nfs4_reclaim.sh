@@ -126,8 +126,8 @@ run_reclaim() {
 		KC_PID=
 		return
 	}
-	t_check "${proto}_grace_started" grep -q "grace period of $GRACE s" \
-		"$NASD_LOG"
+	# (logged just after the port opens: wait for it, do not race it)
+	t_check "${proto}_grace_started" wait_log "grace period of $GRACE s" 10
 	# the callback path of the crashed instance was up (CB_NULL answered:
 	# on the 4.1 back channel, or to the 4.0 callback address)
 	t_check "${proto}_callback_path_was_up" grep -q "callback path up" \
