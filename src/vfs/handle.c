@@ -294,13 +294,26 @@ int vfs_kh_of_fd(int fd, struct vfs_kh *kh)
  */
 int vfs_kh_of_fd_mnt(int fd, struct vfs_kh *kh, int *mnt_id)
 {
+	return vfs_kh_of_name_mnt(fd, "", kh, mnt_id);
+}
+
+/*
+ * vfs_kh_of_name_mnt() - the kernel handle and mount id of @name in the
+ * directory @dirfd (a symlink itself, never its target; "" with
+ * AT_EMPTY_PATH is @dirfd itself), resolved with the caller's fs
+ * credentials like openat(). Returns 0 or -errno.
+ */
+int vfs_kh_of_name_mnt(int dirfd, const char *name, struct vfs_kh *kh,
+		       int *mnt_id)
+{
 	union {
 		struct file_handle fh;
 		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
 	} u;
 
 	u.fh.handle_bytes = VFS_KH_MAX;
-	if (name_to_handle_at(fd, "", &u.fh, mnt_id, AT_EMPTY_PATH) < 0)
+	if (name_to_handle_at(dirfd, name, &u.fh, mnt_id,
+			      name[0] == '\0' ? AT_EMPTY_PATH : 0) < 0)
 		return -errno;
 	if (u.fh.handle_bytes == 0 || u.fh.handle_bytes > VFS_KH_MAX)
 		return -EOVERFLOW;

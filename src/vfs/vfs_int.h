@@ -72,6 +72,8 @@ struct vfs_obj {
 uint64_t vfs_secret_hash(const void *msg, size_t len);
 int vfs_kh_of_fd(int fd, struct vfs_kh *kh);
 int vfs_kh_of_fd_mnt(int fd, struct vfs_kh *kh, int *mnt_id);
+int vfs_kh_of_name_mnt(int dirfd, const char *name, struct vfs_kh *kh,
+		       int *mnt_id);
 int vfs_kh_open(struct vfs_export *ex, const struct vfs_kh *kh, int flags);
 
 /* obj.c */
