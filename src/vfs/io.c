@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,13 +26,51 @@ static int data_type_check(const struct vfs_obj *o)
 	return 0;
 }
 
+#ifndef __NR_cachestat
+#define __NR_cachestat 451 /* the same number on every architecture */
+#endif
+
+/* cachestat(2) (Linux 6.5): whether every page of a range is cached. */
+struct cachestat_range_k {
+	uint64_t off, len;
+};
+struct cachestat_k {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+		nr_recently_evicted;
+};
+
+static atomic_bool cachestat_missing;
+
+/*
+ * Whether the page cache holds all of [@off, @off + @len) of @fd's file,
+ * asked without side effects (no readahead, unlike an RWF_NOWAIT read).
+ * False when it cannot tell (kernels before 6.5).
+ */
+static bool range_cached(int fd, uint64_t off, size_t len)
+{
+	struct cachestat_range_k r = { off, len };
+	struct cachestat_k cs;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), need;
+
+	if (atomic_load_explicit(&cachestat_missing, memory_order_relaxed))
+		return false;
+	if (syscall(__NR_cachestat, fd, &r, &cs, 0) < 0) {
+		if (errno == ENOSYS)
+			atomic_store(&cachestat_missing, true);
+		return false;
+	}
+	need = (off + len + pg - 1) / pg - off / pg;
+	return cs.nr_cache >= need;
+}
+
 /*
  * The O_DIRECT fd to use for @len bytes at @off (and, for a write, from
  * @buf), or -1 for the page cache. DIRECT always goes direct when the file
  * can; AUTO only for large requests that need no read-modify-write or
  * bounce copy, so that its page cache and direct I/O stay coherent (the
  * kernel flushes and invalidates cached pages that a direct request
- * covers whole, and an unaligned request never goes direct).
+ * covers whole, and an unaligned request never goes direct) and only for
+ * reads the page cache does not already hold.
  */
 static int pick_dio_fd(struct vfs_obj *o, uint64_t off, size_t len,
 		       const void *buf, bool write)
@@ -53,7 +93,18 @@ static int pick_dio_fd(struct vfs_obj *o, uint64_t off, size_t len,
 		return -1;
 	if (write && ((len & (a - 1)) || ((uintptr_t)buf & (m - 1))))
 		return -1;
+	/*
+	 * A read the page cache already holds whole costs no disk I/O and
+	 * adds no pages there: serve it from the cache.
+	 */
+	if (!write && range_cached(fd, off, len))
+		return -1;
 	return fd;
+}
+
+bool vfs_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len)
+{
+	return o->type == VFS_REG && pick_dio_fd(o, off, len, NULL, false) >= 0;
 }
 
 /* pread until @len bytes or end of file; sets *@eof. Bytes or -errno. */

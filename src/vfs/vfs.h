@@ -266,6 +266,13 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 			    struct iobuf **out, size_t *start, bool *eof);
 
+/*
+ * vfs_read_goes_direct() - whether a READ of @len bytes at @off of @o
+ * would use O_DIRECT now (AUTO: large, aligned and not already all in the
+ * page cache). For tests and diagnostics; the answer may change at once.
+ */
+bool vfs_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len);
+
 enum vfs_stable {
 	VFS_UNSTABLE = 0,
 	VFS_DATA_SYNC = 1,

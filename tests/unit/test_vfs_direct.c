@@ -359,6 +359,70 @@ static void test_direct_no_page_cache(void **state)
 }
 
 /*
+ * io=auto: a large aligned read goes direct unless the page cache already
+ * holds all of it (then it is served from there: no disk I/O, no new
+ * pages), and the data is the same either way.
+ */
+static void test_auto_reads_cached_data(void **state)
+{
+	const size_t chunk = 1 << 20;
+	uint8_t *buf = aligned_alloc(4096, chunk), *copy;
+	struct vfs_obj *o;
+	size_t res, total, start;
+	struct iobuf *b;
+	char path[400];
+	bool eof;
+	int fd;
+
+	assert_non_null(buf);
+	fill(buf, chunk, 11);
+	vfs_export_set_io(ex, VFS_IO_AUTO);
+	o = mkfile("autocache");
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(vfs_write(o, (uint64_t)i * chunk, buf, chunk,
+					   VFS_FILE_SYNC),
+				 (ssize_t)chunk);
+	res = resident_pages("autocache", &total);
+	if (res != 0) /* a kernel that caches direct writes: nothing to test */
+		skip();
+	if (!vfs_read_goes_direct(o, 0, chunk))
+		skip(); /* the filesystem refused O_DIRECT */
+	assert_true(vfs_read_goes_direct(o, chunk, chunk));
+	/* A small read always uses the cache; an unaligned one too. */
+	assert_false(vfs_read_goes_direct(o, 0, 4096));
+	assert_false(vfs_read_goes_direct(o, 512 + 1, chunk));
+
+	/* Another reader brings the second MiB into the page cache. */
+	snprintf(path, sizeof(path), "%s/autocache", tmpdir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	copy = malloc(chunk);
+	assert_non_null(copy);
+	assert_int_equal(pread(fd, copy, chunk, (off_t)chunk), (ssize_t)chunk);
+	res = resident_pages("autocache", &total);
+	if (res < chunk / 4096) /* cachestat(2) missing or pages gone */
+		skip();
+	assert_false(vfs_read_goes_direct(o, chunk, chunk));
+	assert_true(vfs_read_goes_direct(o, 3 * chunk, chunk));
+	/* Half cached, half not: direct. */
+	assert_true(vfs_read_goes_direct(o, chunk + chunk / 2, chunk));
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(vfs_read_buf(o, (uint64_t)i * chunk, chunk, &b,
+					      &start, &eof),
+				 (ssize_t)chunk);
+		assert_memory_equal(b->data + start, buf, chunk);
+		iobuf_put(b);
+	}
+	/* Dropped from the cache again: direct again. */
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_true(vfs_read_goes_direct(o, chunk, chunk));
+	close(fd);
+	free(copy);
+	vfs_obj_put(o);
+	free(buf);
+}
+
+/*
  * Concurrency: each thread owns a set of unaligned segments interleaved
  * with the other threads' segments, so every block is shared by several
  * writers at once; each thread rewrites its segments several times in
@@ -502,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_reads_eof),
 		cmocka_unit_test(test_direct_holes_size),
 		cmocka_unit_test(test_direct_no_page_cache),
+		cmocka_unit_test(test_auto_reads_cached_data),
 		cmocka_unit_test(test_direct_concurrent_rmw),
 		cmocka_unit_test(test_direct_jukebox),
 	};
