@@ -9,6 +9,14 @@
 # memory cgroup while 4 jobs write and read 4 GiB (nasd io=buffered, nasd
 # io=direct, Ganesha). It stops everything it started.
 #
+# Page cache: both servers' files are put in the same state before each
+# read workload, so that what is measured is the server and not what its
+# own writes left behind (nasd io=auto writes 1 MiB blocks with O_DIRECT,
+# Ganesha through the page cache). seq-read and rand-read start warm (the
+# files read once locally: data served from memory); seq-read-cold starts
+# with them dropped (as fio's default invalidate=1). Data that does not fit
+# in memory is the memory-pressure scenario.
+#
 # usage: bench/compare.sh [--build DIR] [--reps N] [--quick] [--memory |
 #                         --no-memory] [--no-find-max] [--results DIR]
 # Raw JSON of every run and the summary (summary.md) go to --results
@@ -346,19 +354,47 @@ ganesha_start "$W/gan-exp"
 log "nasd pid $NASD_PID on $NASD_PORT; ganesha.nfsd pid $GAN_PID on $GAN_PORT (mount $GAN_MNT)"
 
 SEQ="-j 4 -d 16 --bs 1m --size $SIZE -t $T"
-WORKLOADS=(seq-write seq-read rand-read swbuild)
+WORKLOADS=(seq-write seq-read seq-read-cold rand-read swbuild)
 wl_args() {
 	case $1 in
 	seq-write) echo "$SEQ seq-write" ;;
-	seq-read) echo "$SEQ seq-read" ;;
+	seq-read|seq-read-cold) echo "$SEQ seq-read" ;;
 	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
 	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
 	esac
+}
+# cache_state warm|cold SERVER: the bench's data files of SERVER's export
+# read once into the page cache, or written back and dropped from it.
+cache_state() {
+	local dir
+	if [ "$2" = nasd ]; then dir=$W/nasd-exp; else dir=$W/gan-exp; fi
+	sync
+	python3 - "$1" "$dir" <<-'EOF'
+	import os, sys
+	mode, d = sys.argv[1], sys.argv[2]
+	for n in os.listdir(d):
+	    p = os.path.join(d, n)
+	    if not n.startswith("nasd-bench.") or not os.path.isfile(p):
+	        continue
+	    fd = os.open(p, os.O_RDONLY)
+	    if mode == "cold":
+	        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+	    else:
+	        while os.read(fd, 1 << 20):
+	            pass
+	    os.close(fd)
+	EOF
+	log "page cache $1 for $2: $(cd "$dir" && fincore -b -n -o RES nasd-bench.* 2>/dev/null |
+		awk '{s += $1} END {printf "%d MiB of its files resident", s / 1048576}')"
 }
 for rep in $(seq 1 "$REPS"); do
 	if [ $((rep % 2)) = 1 ]; then order="nasd ganesha"; else order="ganesha nasd"; fi
 	for wl in "${WORKLOADS[@]}"; do
 		for srv in $order; do
+			case $wl in
+			seq-read|rand-read) cache_state warm "$srv" ;;
+			seq-read-cold) cache_state cold "$srv" ;;
+			esac
 			# shellcheck disable=SC2046
 			bench "$srv" "$RESULTS/$wl.$srv.$rep.json" -q $(wl_args "$wl")
 		done

@@ -54,7 +54,9 @@ FIGURES = {
 SIDE_BY_SIDE = [
     ("seq-write", "seq-write 1 MiB, 4 jobs x 16",
      ["mib_s", "cpu_gib", "p99", "rss"]),
-    ("seq-read", "seq-read 1 MiB, 4 jobs x 16",
+    ("seq-read", "seq-read 1 MiB, 4 jobs x 16 (files in the page cache)",
+     ["mib_s", "cpu_gib", "p99", "rss"]),
+    ("seq-read-cold", "seq-read 1 MiB, 4 jobs x 16 (files dropped from it)",
      ["mib_s", "cpu_gib", "p99", "rss"]),
     ("rand-read", "rand-read 4 KiB, 4 jobs x 16",
      ["iops", "cpu_kop", "p50", "p99", "rss"]),
@@ -215,7 +217,7 @@ def main():
         else:
             p("- %s: %s (%s)" % (label, "met" if ok else "MISSED", detail))
 
-    for name in ("seq-write", "seq-read"):
+    for name in ("seq-write", "seq-read", "seq-read-cold"):
         a, b = med_of.get((name, "mib_s"), (None, None))
         rt = ratio(a, b)
         target("%s throughput >= Ganesha's" % name,
