@@ -49,6 +49,21 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 		r->eof = a->offset >= va.size;
 		goto out_status;
 	}
+	/* Large and in the page cache: sent from there, not copied. */
+	n = vfs_read_ref(o, a->offset, count, &r->data_fd, &eof);
+	if (n >= 0) {
+		/* The call keeps @o (and so the fd) until the reply is out. */
+		vfs_obj_get(o);
+		call->tail_release = vfs_obj_release;
+		call->tail_arg = o;
+		r->data_in_file = true;
+		r->data_off = a->offset;
+		goto out_data;
+	}
+	if (n != -EAGAIN) {
+		err = (int)n;
+		goto out_status;
+	}
 	if (call->nowait) {
 		/* On the event loop: the page cache, or a worker later. */
 		n = vfs_read_buf_nowait(o, a->offset, count, &buf, &start,
@@ -69,6 +84,7 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 	call->tail_release = iobuf_release;
 	call->tail_arg = buf;
 	r->data = buf->data + start;
+out_data:
 	r->count = (uint32_t)n;
 	stats_add_bytes_read((uint64_t)n);
 	r->eof = eof;

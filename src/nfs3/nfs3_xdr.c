@@ -687,6 +687,9 @@ bool nfs3_enc_READ3res(struct xdr_buf *x, const void *res)
 		return false;
 	if (!r->count)
 		return xdr_enc_u32(x, 0);
+	if (r->data_in_file)
+		return xdr_enc_opaque_tail_file(x, r->data_fd, r->data_off,
+						r->count);
 	return xdr_enc_opaque_tail(x, r->data, r->count);
 }
 

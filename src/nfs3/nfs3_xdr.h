@@ -374,6 +374,9 @@ struct READ3res {
 	uint32_t count; /* NFS3_OK only, as are eof and data */
 	bool eof;
 	const void *data; /* sent as the reply tail; see call->tail_release */
+	bool data_in_file; /* instead: count bytes at data_off of data_fd */
+	int data_fd;
+	uint64_t data_off;
 };
 
 struct WRITE3res {

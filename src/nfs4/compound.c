@@ -43,6 +43,8 @@ struct COMPOUND4res {
 	uint8_t *buf;        /* headroom + body, from the call's arena */
 	size_t len;          /* body bytes */
 	const void *tail;
+	int tail_fd;
+	uint64_t tail_off;
 	uint32_t tail_len;
 	uint32_t tail_pad;
 };
@@ -58,6 +60,8 @@ static bool reply_alloc(struct compound_reply *r, size_t cap)
 		return false;
 	if (r->buf)
 		memcpy(buf + RPC_REPLY_HDR_MAX, r->x.base, r->x.pos);
+	else
+		xdr_init(&r->x, buf + RPC_REPLY_HDR_MAX, cap);
 	r->buf = buf;
 	r->cap = cap;
 	r->x.base = buf + RPC_REPLY_HDR_MAX;
@@ -405,9 +409,7 @@ static bool result_encode(struct compound_run *run, uint32_t opnum,
 			return true;
 		}
 		x->pos = start;
-		x->tail = NULL;
-		x->tail_len = 0;
-		x->tail_pad = 0;
+		xdr_tail_clear(x);
 		if (!reply_grow(run->r))
 			return false;
 	}
@@ -620,7 +622,7 @@ out_patch:
 		 * NFS4_READ_TAIL_MIN (more than the slot keeps unasked), and
 		 * the slot is offered no bytes (NULL), only the size.
 		 */
-		if (r.x.tail)
+		if (xdr_has_tail(&r.x))
 			nfs4_sequence_cache(&c, NULL,
 					    r.x.pos + r.x.tail_len +
 						    r.x.tail_pad);
@@ -635,6 +637,8 @@ out_end:
 	out->buf = r.buf;
 	out->len = r.x.pos;
 	out->tail = r.x.tail;
+	out->tail_fd = r.x.tail_fd;
+	out->tail_off = r.x.tail_off;
 	out->tail_len = r.x.tail_len;
 	out->tail_pad = r.x.tail_pad;
 }
@@ -657,6 +661,8 @@ static bool nfs4_enc_COMPOUND4res(struct xdr_buf *x, const void *res)
 	x->len = x->pos + r->len;
 	x->pos = x->len;
 	x->tail = r->tail;
+	x->tail_fd = r->tail_fd;
+	x->tail_off = r->tail_off;
 	x->tail_len = r->tail_len;
 	x->tail_pad = r->tail_pad;
 	return true;

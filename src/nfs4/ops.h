@@ -112,6 +112,10 @@ struct READ4resok {
 	bool as_tail;        /* last op of an uncached reply: send as tail */
 	bool tail_taken;     /* the call owns @data now */
 	struct rpc_call *call;
+	/* Or, as a tail only: len bytes at @off of @fd, which @obj keeps. */
+	struct vfs_obj *obj; /* a reference, passed to the call like @data */
+	int fd;
+	uint64_t off;
 };
 
 struct READDIR4args {

@@ -237,8 +237,13 @@ void drc_finish(struct drc_entry *e, const struct xdr_buf *res)
 		return;
 	tail = res->tail ? (size_t)res->tail_len + res->tail_pad : 0;
 	len = res->pos + tail;
-	/* A reply bigger than 1/64 of the budget is not worth keeping. */
-	r = len <= DRC_MAX_BYTES / 64 ? malloc(len ? len : 1) : NULL;
+	/*
+	 * A reply bigger than 1/64 of the budget is not worth keeping; one
+	 * ending in a file range (READ, never cached) cannot be kept.
+	 */
+	r = len <= DRC_MAX_BYTES / 64 && res->tail_fd < 0
+		    ? malloc(len ? len : 1)
+		    : NULL;
 	if (!r) {
 		drc_abort(e);
 		return;

@@ -293,9 +293,7 @@ static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p,
 		log_warn("rpc: %s: reply does not fit in %zu bytes", p->name,
 			 call->res.len - start);
 		call->res.pos = 0;
-		call->res.tail = NULL;
-		call->res.tail_len = 0;
-		call->res.tail_pad = 0;
+		xdr_tail_clear(&call->res);
 		enc_accepted(&call->res, call->xid, SYSTEM_ERR);
 		*stat = SYSTEM_ERR;
 	}

@@ -34,6 +34,7 @@ void rpc_call_init(struct rpc_call *call, void *arena, size_t arena_size)
 	call->arena_overflow = NULL;
 	call->tail_release = NULL;
 	call->tail_arg = NULL;
+	xdr_tail_clear(&call->res);
 }
 
 void *rpc_call_alloc_raw(struct rpc_call *call, size_t n)

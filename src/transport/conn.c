@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -202,6 +203,38 @@ void xcall_free(struct xcall *xc)
 }
 
 /*
+ * Send what is left of the file range @iov of @xc with sendfile(2): the
+ * socket takes references to the page-cache pages, nothing is copied here.
+ * Returns 1 when a part went (@iov advanced), 0 when the socket is full,
+ * -errno on an error; -EIO when the file ended early (its length is
+ * already in the record mark: the connection has to go).
+ */
+static ssize_t xcall_write_file(struct conn *c, struct xcall *xc,
+				struct iovec *iov)
+{
+	off_t off = (off_t)xc->file_off;
+	ssize_t n;
+
+	for (;;) {
+		n = sendfile(c->fd, xc->file_fd, &off, iov->iov_len);
+		if (n > 0)
+			break;
+		if (n == 0)
+			return -EIO;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return -errno;
+	}
+	xc->file_off = (uint64_t)off;
+	iov->iov_len -= (size_t)n;
+	if (!iov->iov_len)
+		xc->iov_first++;
+	return 1;
+}
+
+/*
  * Write what is left of @xc's reply, with extra sendmsg @flags (MSG_MORE).
  * Returns 1 when all of it went, 0 when the socket is full, -errno on a
  * socket error. @c->lock held.
@@ -211,11 +244,26 @@ static int xcall_write(struct conn *c, struct xcall *xc, int flags)
 	struct msghdr msg = { 0 };
 	struct iovec *iov;
 	ssize_t n;
+	int i;
 
 	for (;;) {
-		msg.msg_iov = xc->iov + xc->iov_first;
-		msg.msg_iovlen = (size_t)(xc->iov_cnt - xc->iov_first);
-		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | flags);
+		if (xc->iov_first == xc->iov_cnt)
+			return 1;
+		iov = &xc->iov[xc->iov_first];
+		if (!iov->iov_base) {
+			n = xcall_write_file(c, xc, iov);
+			if (n <= 0)
+				return (int)n;
+			continue;
+		}
+		/* Memory pieces up to the file range or the end. */
+		for (i = xc->iov_first; i < xc->iov_cnt && xc->iov[i].iov_base;)
+			i++;
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)(i - xc->iov_first);
+		n = sendmsg(c->fd, &msg,
+			    MSG_NOSIGNAL | MSG_DONTWAIT |
+				    (i < xc->iov_cnt ? MSG_MORE : flags));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -233,8 +281,6 @@ static int xcall_write(struct conn *c, struct xcall *xc, int flags)
 			n -= (ssize_t)iov->iov_len;
 			xc->iov_first++;
 		}
-		if (xc->iov_first == xc->iov_cnt)
-			return 1;
 	}
 }
 
@@ -248,7 +294,7 @@ static void conn_send(struct conn *c, struct xcall *xc, int flags)
 	size_t body = res->pos;
 	int n = 0, ret;
 
-	if (res->tail)
+	if (xdr_has_tail(res))
 		body += (size_t)res->tail_len + res->tail_pad;
 	if (body > RM_LEN_MASK) {
 		log_err("transport: reply of %zu bytes too large", body);
@@ -261,7 +307,12 @@ static void conn_send(struct conn *c, struct xcall *xc, int flags)
 	if (res->tail && res->tail_len)
 		xc->iov[n++] = (struct iovec){ (void *)res->tail,
 					       res->tail_len };
-	if (res->tail && res->tail_pad)
+	/* A file range: its piece has no base (see xcall_write). */
+	xc->file_fd = res->tail_fd;
+	xc->file_off = res->tail_off;
+	if (res->tail_fd >= 0 && res->tail_len)
+		xc->iov[n++] = (struct iovec){ NULL, res->tail_len };
+	if (xdr_has_tail(res) && res->tail_pad)
 		xc->iov[n++] = (struct iovec){ (void *)zero_pad,
 					       res->tail_pad };
 	xc->iov_first = 0;

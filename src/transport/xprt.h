@@ -42,7 +42,10 @@ struct xcall {
 	uint32_t mark;        /* record mark, big-endian */
 	int iov_first;
 	int iov_cnt;
+	/* The reply's pieces; one with iov_base NULL is the file range. */
 	struct iovec iov[4];
+	int file_fd;	      /* the reply's file range (xdr tail_fd), */
+	uint64_t file_off;    /* where its unsent part starts */
 	uint32_t arena_off;   /* rpc arena starts here (after a small rec) */
 	alignas(max_align_t) uint8_t arena[XCALL_ARENA];
 };

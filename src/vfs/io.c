@@ -294,6 +294,38 @@ ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 	return read_to_iobuf(o, off, len, cached_read, out, start, eof);
 }
 
+ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
+		     bool *eof)
+{
+	struct stat st;
+	int ret, rfd;
+
+	/* Injected faults count read calls: the buffer path takes them. */
+	if (atomic_load_explicit(&vfs_faults_on, memory_order_relaxed))
+		return -EAGAIN;
+	if (len < VFS_IO_AUTO_MIN || vfs_export_io(o->ex) == VFS_IO_DIRECT)
+		return -EAGAIN;
+	ret = read_prep(o, off, &len, eof);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return -EAGAIN;
+	rfd = vfs_obj_data_fd(o, false);
+	if (rfd < 0)
+		return rfd;
+	if (fstat(rfd, &st) < 0)
+		return -errno;
+	if (off >= (uint64_t)st.st_size)
+		return -EAGAIN;
+	if (len > (uint64_t)st.st_size - off)
+		len = (size_t)((uint64_t)st.st_size - off);
+	if (len < VFS_IO_AUTO_MIN || !range_cached(rfd, off, len))
+		return -EAGAIN;
+	*fd = rfd;
+	*eof = off + len >= (uint64_t)st.st_size;
+	return (ssize_t)len;
+}
+
 ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
 		  enum vfs_stable stable)
 {

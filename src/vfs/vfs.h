@@ -191,6 +191,8 @@ int vfs_obj_from_fh(struct vfs_export *ex, const void *fh, size_t len,
 int vfs_obj_root(struct vfs_export *ex, struct vfs_obj **out);
 void vfs_obj_get(struct vfs_obj *o);
 void vfs_obj_put(struct vfs_obj *o);
+/* vfs_obj_release() - vfs_obj_put() with a void * (release hooks). */
+void vfs_obj_release(void *o);
 struct vfs_export *vfs_obj_export(const struct vfs_obj *o);
 bool vfs_obj_is_root(const struct vfs_obj *o);
 
@@ -265,6 +267,18 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
  */
 ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 			    struct iobuf **out, size_t *start, bool *eof);
+
+/*
+ * vfs_read_ref() - instead of reading, a reference to the data: when the
+ * page cache holds all of a large read (at least VFS_IO_AUTO_MIN bytes,
+ * export not io=direct), the number of bytes from @off to send (cut at
+ * end of file, *@eof set accordingly) and in *@fd a descriptor of the
+ * file, valid while the caller holds @o, for the transport to send the
+ * range from (sendfile: no copy through user space). -EAGAIN when this
+ * does not apply (then vfs_read_buf()), or another -errno (permissions).
+ */
+ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
+		     bool *eof);
 
 /*
  * vfs_read_goes_direct() - whether a READ of @len bytes at @off of @o

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -423,6 +424,58 @@ static void test_auto_reads_cached_data(void **state)
 }
 
 /*
+ * vfs_read_ref(): a reference to cached data instead of a copy, only for
+ * large reads the page cache holds, cut at end of file; -EAGAIN else.
+ */
+static void test_read_ref(void **state)
+{
+	const size_t len = (1 << 20) + 100;
+	uint8_t *buf = malloc(len), *back = malloc(len);
+	struct vfs_obj *o;
+	bool eof;
+	int fd = -1;
+
+	assert_non_null(buf);
+	assert_non_null(back);
+	fill(buf, len, 5);
+	vfs_export_set_io(ex, VFS_IO_BUFFERED);
+	o = mkfile("readref");
+	assert_int_equal(vfs_write(o, 0, buf, len, VFS_FILE_SYNC),
+			 (ssize_t)len);
+	/* Without cachestat(2) (Linux < 6.5) nasd cannot tell: nothing to do. */
+	if (syscall(451, -1, NULL, NULL, 0) < 0 && errno == ENOSYS) {
+		vfs_obj_put(o);
+		free(buf);
+		free(back);
+		skip();
+	}
+	/* Whole, cut at end of file, and the data behind the fd. */
+	assert_int_equal(vfs_read_ref(o, 0, 1 << 20, &fd, &eof), 1 << 20);
+	assert_false(eof);
+	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
+	assert_memory_equal(back, buf, len);
+	assert_int_equal(vfs_read_ref(o, 65536, 1 << 20, &fd, &eof),
+			 (ssize_t)(len - 65536));
+	assert_true(eof);
+	/* Too small, at or past end of file: the buffer path. */
+	assert_int_equal(vfs_read_ref(o, 0, 4096, &fd, &eof), -EAGAIN);
+	assert_int_equal(vfs_read_ref(o, len - 1000, 1 << 20, &fd, &eof),
+			 -EAGAIN);
+	assert_int_equal(vfs_read_ref(o, len, 1 << 20, &fd, &eof), -EAGAIN);
+	/* Not in the page cache: -EAGAIN (or the kernel cannot tell). */
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(vfs_read_ref(o, 0, 1 << 20, &fd, &eof), -EAGAIN);
+	/* io=direct never hands out the page cache. */
+	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
+	vfs_export_set_io(ex, VFS_IO_DIRECT);
+	assert_int_equal(vfs_read_ref(o, 0, 1 << 20, &fd, &eof), -EAGAIN);
+	vfs_export_set_io(ex, VFS_IO_AUTO);
+	vfs_obj_put(o);
+	free(buf);
+	free(back);
+}
+
+/*
  * Concurrency: each thread owns a set of unaligned segments interleaved
  * with the other threads' segments, so every block is shared by several
  * writers at once; each thread rewrites its segments several times in
@@ -567,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_direct_holes_size),
 		cmocka_unit_test(test_direct_no_page_cache),
 		cmocka_unit_test(test_auto_reads_cached_data),
+		cmocka_unit_test(test_read_ref),
 		cmocka_unit_test(test_direct_concurrent_rmw),
 		cmocka_unit_test(test_direct_jukebox),
 	};
