@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define IOBUF_SHARDS 16
 
@@ -102,9 +103,122 @@ static struct iobuf *pop(struct iobuf_shard *s, int cls)
 	return b;
 }
 
+/*
+ * Buffers of SLAB_MIN bytes and more (the 1 MiB READ/WRITE classes) are
+ * carved from SLAB_SIZE slabs aligned to 2 MiB and advised for transparent
+ * huge pages: a 1 MiB O_DIRECT request then lies in one or two physically
+ * contiguous pages instead of 256 small ones, which the kernel pins
+ * faster and the disk gets as one or two segments instead of 256 (1 MiB
+ * direct reads, 16 threads, on the test VM: 0.8-1.0 GB/s from 4 KiB pages,
+ * 1.9-2.6 GB/s from huge pages; docs/PERFORMANCE.md). Without huge pages
+ * (THP "never", or none free) the slab is ordinary memory. A slab goes back
+ * to the system when its last buffer does (iobuf_trim).
+ */
+#define HUGE_PAGE (2u << 20)
+#define SLAB_SIZE (2 * HUGE_PAGE)
+/* Under AddressSanitizer every buffer is malloc'd, with its red zones. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAB_MIN SIZE_MAX
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAB_MIN SIZE_MAX
+#endif
+#endif
+#ifndef SLAB_MIN
+#define SLAB_MIN (1u << 20)
+#endif
+
+struct iobuf_slab {
+	uint8_t *base;
+	unsigned int carved; /* buffers cut from it so far */
+	unsigned int live;   /* of those, not given back to the system */
+	bool full;           /* no longer the class's current slab */
+};
+
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct iobuf_slab *slab_cur[NCLASSES];
+
+static struct iobuf_slab *slab_new(void)
+{
+	size_t len = SLAB_SIZE + HUGE_PAGE, head;
+	struct iobuf_slab *sl;
+	uint8_t *m, *a;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	a = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) &
+			~(uintptr_t)(HUGE_PAGE - 1));
+	head = (size_t)(a - m);
+	if (head)
+		munmap(m, head);
+	if (len - head > SLAB_SIZE)
+		munmap(a + SLAB_SIZE, len - head - SLAB_SIZE);
+	/* Advice only: without it the slab is ordinary memory. */
+	(void)madvise(a, SLAB_SIZE, MADV_HUGEPAGE);
+	sl = calloc(1, sizeof(*sl));
+	if (!sl) {
+		munmap(a, SLAB_SIZE);
+		return NULL;
+	}
+	sl->base = a;
+	return sl;
+}
+
+/* The next free piece of class @cls's current slab (a new one if none). */
+static uint8_t *slab_carve(int cls, struct iobuf_slab **out)
+{
+	size_t sz = class_size[cls];
+	unsigned int n = (unsigned int)(SLAB_SIZE / sz);
+	struct iobuf_slab *sl;
+	uint8_t *p;
+
+	pthread_mutex_lock(&slab_lock);
+	sl = slab_cur[cls];
+	if (!sl) {
+		sl = slab_new();
+		if (!sl) {
+			pthread_mutex_unlock(&slab_lock);
+			return NULL;
+		}
+		slab_cur[cls] = sl;
+	}
+	p = sl->base + (size_t)sl->carved * sz;
+	sl->carved++;
+	sl->live++;
+	if (sl->carved == n) {
+		sl->full = true;
+		slab_cur[cls] = NULL;
+	}
+	pthread_mutex_unlock(&slab_lock);
+	*out = sl;
+	return p;
+}
+
+/* Piece @p (@sz bytes) of @sl goes back to the system. */
+static void slab_put(struct iobuf_slab *sl, uint8_t *p, size_t sz)
+{
+	bool gone;
+
+	pthread_mutex_lock(&slab_lock);
+	gone = --sl->live == 0 && sl->full;
+	pthread_mutex_unlock(&slab_lock);
+	if (gone) {
+		munmap(sl->base, SLAB_SIZE);
+		free(sl);
+	} else {
+		/* Pieces are never cut twice: its memory is not needed. */
+		(void)madvise(p, sz, MADV_DONTNEED);
+	}
+}
+
 static void buf_free(struct iobuf *b)
 {
-	free(b->data);
+	if (b->slab)
+		slab_put(b->slab, b->data, b->size);
+	else
+		free(b->data);
 	free(b);
 }
 
@@ -136,7 +250,11 @@ static struct iobuf *buf_new(size_t size, int cls)
 
 	if (!b)
 		return NULL;
-	b->data = aligned_alloc(IOBUF_ALIGN, size);
+	b->slab = NULL;
+	if (cls >= 0 && size >= SLAB_MIN)
+		b->data = slab_carve(cls, &b->slab);
+	else
+		b->data = aligned_alloc(IOBUF_ALIGN, size);
 	if (!b->data) {
 		free(b);
 		return NULL;

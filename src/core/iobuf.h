@@ -34,6 +34,7 @@ struct iobuf {
 	atomic_uint refs;
 	int cls;              /* size class, or -1 when made to measure */
 	struct iobuf *next;   /* free-list link, only while free */
+	struct iobuf_slab *slab; /* the huge-page slab @data is in, or NULL */
 };
 
 struct iobuf_stats {

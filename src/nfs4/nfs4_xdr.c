@@ -269,7 +269,7 @@ bool nfs4_enc_READ4resok(struct xdr_buf *x, uint32_t st, const void *res)
 
 	if (!xdr_enc_bool(x, r->eof))
 		return false;
-	if (r->as_tail && r->obj)
+	if (r->as_tail && r->in_file)
 		return xdr_enc_opaque_tail_file(x, r->fd, r->off, r->len);
 	if (r->as_tail)
 		return xdr_enc_opaque_tail(x, r->data, r->len);

@@ -108,14 +108,18 @@ struct READ4args {
 struct READ4resok {
 	bool eof;
 	uint32_t len;
-	void *data;          /* malloc'd; the reply tail or freed by release */
-	bool as_tail;        /* last op of an uncached reply: send as tail */
-	bool tail_taken;     /* the call owns @data now */
-	struct rpc_call *call;
-	/* Or, as a tail only: len bytes at @off of @fd, which @obj keeps. */
-	struct vfs_obj *obj; /* a reference, passed to the call like @data */
+	void *data;          /* malloc'd buffer holding the data, */
+	bool in_file;        /* or (as a tail only) len bytes at @off of @fd */
 	int fd;
 	uint64_t off;
+	bool as_tail;        /* last op of an uncached reply: send as tail */
+	struct rpc_call *call;
+	/*
+	 * What keeps the data alive (@data itself, or the object whose file
+	 * @fd is): passed to the call with the tail, else freed by release.
+	 */
+	void *owned;
+	void (*owned_free)(void *);
 };
 
 struct READDIR4args {

@@ -88,7 +88,9 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 		n = vfs_read_ref(c->cur.obj, a->offset, count, &r->fd, &eof);
 		if (n >= 0) {
 			vfs_obj_get(c->cur.obj);
-			r->obj = c->cur.obj;
+			r->owned = c->cur.obj;
+			r->owned_free = vfs_obj_release;
+			r->in_file = true;
 			r->off = a->offset;
 			r->len = (uint32_t)n;
 			r->eof = eof;
@@ -102,6 +104,8 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 						  ~(uint32_t)(IO_ALIGN - 1));
 	if (!r->data)
 		return NFS4ERR_DELAY;
+	r->owned = r->data;
+	r->owned_free = free;
 	n = vfs_read(c->cur.obj, a->offset, r->data, count, &eof);
 	if (n < 0)
 		return nfs4_status(OP_READ, (int)n);
@@ -126,29 +130,20 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 	return NFS4_OK;
 }
 
-/* The data buffer: the call frees it once sent (tail), or now. */
+/* What keeps the data: the call releases it once sent (tail), or now. */
 static void nfs4_op_read_release(struct nfs4_compound *c, void *res)
 {
 	struct READ4resok *r = res;
 
-	if (r && r->obj) {
-		if (r->as_tail && !r->call->tail_release) {
-			r->call->tail_release = vfs_obj_release;
-			r->call->tail_arg = r->obj;
-		} else {
-			vfs_obj_put(r->obj);
-		}
-		r->obj = NULL;
-		return;
-	}
-	if (!r || !r->data)
+	if (!r || !r->owned)
 		return;
 	if (r->as_tail && !r->call->tail_release) {
-		r->call->tail_release = free;
-		r->call->tail_arg = r->data;
+		r->call->tail_release = r->owned_free;
+		r->call->tail_arg = r->owned;
 	} else {
-		free(r->data);
+		r->owned_free(r->owned);
 	}
+	r->owned = NULL;
 	r->data = NULL;
 }
 
