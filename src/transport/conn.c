@@ -271,7 +271,8 @@ static int xcall_write(struct conn *c, struct xcall *xc, int flags)
 				return 0;
 			return -errno;
 		}
-		while (xc->iov_first < xc->iov_cnt) {
+		/* Advance over what went, never into the file range. */
+		while (xc->iov_first < i) {
 			iov = &xc->iov[xc->iov_first];
 			if ((size_t)n < iov->iov_len) {
 				iov->iov_base = (uint8_t *)iov->iov_base + n;
