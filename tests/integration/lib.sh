@@ -161,12 +161,39 @@ nasd_start() {
 			return 1
 		fi
 		if port_listening "$port"; then
+			nasd_watch "$NASD_PID"
 			return 0
 		fi
 		sleep 0.1
 	done
 	t_fail "nasd_start" "nothing listens on port $port after 20 s"
 	return 1
+}
+
+# nasd_watch PID: if that nasd dies without the test asking for it (see
+# nasd_expect_exit), stop the test's other children (its clients) at once:
+# a client of a dead server can wait minutes before it gives up, and the
+# test should fail now, with the server's log (nasd_stop reports it).
+nasd_watch() {
+	local pid=$1 self=$$
+	(
+		exec >/dev/null
+		while kill -0 "$pid" 2>/dev/null; do
+			sleep 0.2
+		done
+		[ -e "$T_DIR/.nasd-exit.$pid" ] && exit 0
+		echo "# watchdog: nasd (pid $pid) died on its own: stopping this test's clients" >&2
+		for c in $(pgrep -P "$self"); do
+			[ "$c" = "$BASHPID" ] || kill -TERM "$c" 2>/dev/null
+		done
+	) &
+}
+
+# nasd_expect_exit: the current nasd is about to be stopped or killed on
+# purpose (the watchdog stands down).
+nasd_expect_exit() {
+	[ -n "$NASD_PID" ] && : >"$T_DIR/.nasd-exit.$NASD_PID"
+	return 0
 }
 
 # nasd_sanitizer_clean: no sanitizer report in the current log.
@@ -194,6 +221,7 @@ nasd_stop() {
 		nasd_sanitizer_clean
 		return 1
 	fi
+	nasd_expect_exit
 	kill -TERM "$NASD_PID"
 	for i in $(seq 1 200); do
 		kill -0 "$NASD_PID" 2>/dev/null || break
@@ -216,6 +244,7 @@ nasd_stop() {
 # nasd_kill9: crash the server (for restart tests).
 nasd_kill9() {
 	[ -n "$NASD_PID" ] || return 0
+	nasd_expect_exit
 	kill -9 "$NASD_PID" 2>/dev/null
 	wait "$NASD_PID" 2>/dev/null
 	NASD_PID=

@@ -16,6 +16,7 @@ FSKIND=
 enospc_cleanup() {
 	local rc=$?
 	if [ -n "$NASD_PID" ] && kill -0 "$NASD_PID" 2>/dev/null; then
+		nasd_expect_exit
 		kill -9 "$NASD_PID" 2>/dev/null
 		wait "$NASD_PID" 2>/dev/null
 	fi

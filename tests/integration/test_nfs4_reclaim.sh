@@ -116,6 +116,7 @@ run_reclaim() {
 	esac
 
 	# the crash: no chance to write anything more
+	nasd_expect_exit
 	kill -9 "$NASD_PID"
 	wait "$NASD_PID" 2>/dev/null
 	NASD_PID=
