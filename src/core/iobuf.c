@@ -148,9 +148,8 @@ static struct iobuf_slab *slab_new(void)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-	a = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) &
-			~(uintptr_t)(HUGE_PAGE - 1));
-	head = (size_t)(a - m);
+	head = (HUGE_PAGE - ((uintptr_t)m & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1);
+	a = m + head;
 	if (head)
 		munmap(m, head);
 	if (len - head > SLAB_SIZE)

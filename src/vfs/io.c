@@ -26,9 +26,8 @@ static int data_type_check(const struct vfs_obj *o)
 	return 0;
 }
 
-#ifndef __NR_cachestat
-#define __NR_cachestat 451 /* the same number on every architecture */
-#endif
+/* cachestat(2)'s number, the same on every architecture. */
+#define CACHESTAT_NR 451
 
 /* cachestat(2) (Linux 6.5): whether every page of a range is cached. */
 struct cachestat_range_k {
@@ -54,7 +53,7 @@ static bool range_cached(int fd, uint64_t off, size_t len)
 
 	if (atomic_load_explicit(&cachestat_missing, memory_order_relaxed))
 		return false;
-	if (syscall(__NR_cachestat, fd, &r, &cs, 0) < 0) {
+	if (syscall(CACHESTAT_NR, fd, &r, &cs, 0) < 0) {
 		if (errno == ENOSYS)
 			atomic_store(&cachestat_missing, true);
 		return false;
