@@ -3,8 +3,10 @@
 # guest-lib.sh; busybox tools only). With PROTO=nfs42: fallocate through
 # ALLOCATE, a sparse file written with holes and read back (READ/READ_PLUS
 # over holes, SEEK), space accounting of the holes. Every PROTO: data
-# written and copied with dd/cp and compared, and an fcntl lock held by one
-# process that a second one cannot take until it is released.
+# written and copied with dd/cp and compared, a file the server wrote itself
+# (served.bin, so its READs leave the server by sendfile) compared with its
+# md5, and an fcntl lock held by one process that a second one cannot take
+# until it is released.
 
 # --- data: write, copy, compare ---
 dd if=/dev/urandom of=/tmp/ref bs=64k count=40 2>/dev/null
@@ -13,6 +15,12 @@ step cp_on_mount cp data data.copy
 drop_caches
 check data_equal cmp /tmp/ref data
 check copy_equal cmp /tmp/ref data.copy
+
+# --- a file the server wrote itself (in its page cache: READ by sendfile) ---
+drop_caches
+check served_present [ -f "$MNT/served.bin" ]
+step read_server_cached sh -c "md5sum '$MNT/served.bin' > /tmp/served.md5"
+check served_md5 [ "$(cut -d' ' -f1 /tmp/served.md5)" = "$(cat "$MNT/served.md5")" ]
 
 # --- sparse file: 64 KiB data, hole to 1 MiB, 64 KiB data, hole to 3 MiB ---
 dd if=/dev/urandom of=/tmp/d1 bs=64k count=1 2>/dev/null

@@ -29,6 +29,10 @@ t_init nfs4kclient
 PORT=$(t_port "${NFS4_TEST_PORT:-17200}") || exit 1
 EXP=$T_DIR/export
 mkdir -p "$EXP" "$T_DIR/state"
+# A file written here, so the server's page cache holds it: the guest's
+# READs of it leave by sendfile (kclient-nfs4.sh compares its md5).
+head -c $((4 * 1048576 + 12345)) /dev/urandom >"$EXP/served.bin"
+md5sum "$EXP/served.bin" | cut -d' ' -f1 >"$EXP/served.md5"
 chmod 755 "$EXP"
 
 # A fresh state directory has no clients to wait for; skip grace anyway
