@@ -106,20 +106,33 @@ bool vfs_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len)
 	return o->type == VFS_REG && pick_dio_fd(o, off, len, NULL, false) >= 0;
 }
 
-/* pread until @len bytes or end of file; sets *@eof. Bytes or -errno. */
-static ssize_t buffered_read(int fd, uint64_t off, void *buf, size_t len,
-			     bool *eof)
+/*
+ * pread until @len bytes or end of file; sets *@eof. Bytes or -errno. With
+ * @nowait, preadv2(RWF_NOWAIT): -EAGAIN as soon as a part is not in the
+ * page cache (or the filesystem cannot tell).
+ */
+static ssize_t read_full(int fd, uint64_t off, void *buf, size_t len,
+			 bool *eof, bool nowait)
 {
+	struct iovec iov;
 	struct stat st;
 	size_t done = 0;
+	ssize_t n;
 
 	while (done < len) {
-		ssize_t n = vfs_sys_pread(fd, (char *)buf + done, len - done,
+		iov.iov_base = (char *)buf + done;
+		iov.iov_len = len - done;
+		if (nowait)
+			n = preadv2(fd, &iov, 1, (off_t)(off + done),
+				    RWF_NOWAIT);
+		else
+			n = vfs_sys_pread(fd, iov.iov_base, iov.iov_len,
 					  (off_t)(off + done), 1);
-
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (nowait && (errno == EAGAIN || errno == EOPNOTSUPP))
+				return -EAGAIN;
 			if (done > 0)
 				break;
 			return -errno;
@@ -137,13 +150,12 @@ static ssize_t buffered_read(int fd, uint64_t off, void *buf, size_t len,
 }
 
 /*
- * Read @len bytes at @off through @o's cached data fd with @reader into a
+ * Read @len bytes at @off through @o's cached data fd (read_full) into a
  * new pooled buffer, given to the caller in *@out (data from offset 0).
  */
 static ssize_t read_to_iobuf(struct vfs_obj *o, uint64_t off, size_t len,
-			     ssize_t (*reader)(int, uint64_t, void *, size_t,
-					       bool *),
-			     struct iobuf **out, size_t *start, bool *eof)
+			     bool nowait, struct iobuf **out, size_t *start,
+			     bool *eof)
 {
 	struct iobuf *b;
 	ssize_t n;
@@ -155,7 +167,7 @@ static ssize_t read_to_iobuf(struct vfs_obj *o, uint64_t off, size_t len,
 	b = iobuf_alloc(len);
 	if (!b)
 		return -EJUKEBOX;
-	n = reader(fd, off, b->data, len, eof);
+	n = read_full(fd, off, b->data, len, eof, nowait);
 	if (n < 0) {
 		iobuf_put(b);
 		return n;
@@ -211,7 +223,7 @@ ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
 	fd = vfs_obj_data_fd(o, false);
 	if (fd < 0)
 		return fd;
-	return buffered_read(fd, off, buf, len, eof);
+	return read_full(fd, off, buf, len, eof, false);
 }
 
 ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
@@ -236,43 +248,8 @@ ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
 	fd = pick_dio_fd(o, off, len, NULL, false);
 	if (fd >= 0)
 		return vfs_dio_read(o, fd, off, len, out, start, eof);
-	return read_to_iobuf(o, off, len, buffered_read, out, start, eof);
+	return read_to_iobuf(o, off, len, false, out, start, eof);
 }
-
-/*
- * preadv2(RWF_NOWAIT) until @len bytes or end of file: -EAGAIN as soon as
- * a part is not in the page cache (or the filesystem cannot tell).
- */
-static ssize_t cached_read(int fd, uint64_t off, void *buf, size_t len,
-			   bool *eof)
-{
-	struct iovec iov;
-	struct stat st;
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		iov.iov_base = (char *)buf + done;
-		iov.iov_len = len - done;
-		n = preadv2(fd, &iov, 1, (off_t)(off + done), RWF_NOWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EOPNOTSUPP)
-				return -EAGAIN;
-			return -errno;
-		}
-		if (n == 0) {
-			*eof = true;
-			return (ssize_t)done;
-		}
-		done += (size_t)n;
-	}
-	if (fstat(fd, &st) == 0 && off + done >= (uint64_t)st.st_size)
-		*eof = true;
-	return (ssize_t)done;
-}
-
 
 ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 			    struct iobuf **out, size_t *start, bool *eof)
@@ -290,7 +267,7 @@ ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
 	/* O_DIRECT always goes to the disk. */
 	if (pick_dio_fd(o, off, len, NULL, false) >= 0)
 		return -EAGAIN;
-	return read_to_iobuf(o, off, len, cached_read, out, start, eof);
+	return read_to_iobuf(o, off, len, true, out, start, eof);
 }
 
 ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
@@ -302,12 +279,8 @@ ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
 	/* Injected faults count read calls: the buffer path takes them. */
 	if (atomic_load_explicit(&vfs_faults_on, memory_order_relaxed))
 		return -EAGAIN;
-	if (len < VFS_IO_AUTO_MIN || vfs_export_io(o->ex) == VFS_IO_DIRECT)
-		return -EAGAIN;
-	ret = read_prep(o, off, &len, eof);
-	if (ret < 0)
-		return ret;
-	if (ret)
+	if (len < VFS_IO_AUTO_MIN || o->type != VFS_REG ||
+	    vfs_export_io(o->ex) == VFS_IO_DIRECT)
 		return -EAGAIN;
 	rfd = vfs_obj_data_fd(o, false);
 	if (rfd < 0)
@@ -320,6 +293,10 @@ ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
 		len = (size_t)((uint64_t)st.st_size - off);
 	if (len < VFS_IO_AUTO_MIN || !range_cached(rfd, off, len))
 		return -EAGAIN;
+	/* Only now the caller's permission: the fallback checks it too. */
+	ret = read_prep(o, off, &len, eof);
+	if (ret < 0)
+		return ret;
 	*fd = rfd;
 	*eof = off + len >= (uint64_t)st.st_size;
 	return (ssize_t)len;

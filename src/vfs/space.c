@@ -193,6 +193,36 @@ static ssize_t space_copy_bounce(int sfd, uint64_t soff, int dfd, uint64_t doff,
 	return (ssize_t)done;
 }
 
+/*
+ * The checks COPY and CLONE share: both data fds (source readable,
+ * destination writable), *@count cut at the source's end and at @max, the
+ * destination range valid, and no overlap within one file. 0 or -errno.
+ */
+static int space_pair_prep(struct vfs_obj *src, uint64_t soff,
+			   struct vfs_obj *dst, uint64_t doff, uint64_t *count,
+			   uint64_t max, int *sfd, int *dfd)
+{
+	int ret;
+
+	*sfd = space_fd(src, false);
+	if (*sfd < 0)
+		return *sfd;
+	*dfd = space_fd(dst, true);
+	if (*dfd < 0)
+		return *dfd;
+	ret = space_src_range(*sfd, soff, count);
+	if (ret < 0)
+		return ret;
+	if (*count > max)
+		*count = max;
+	ret = space_range_check(doff, *count);
+	if (ret < 0)
+		return ret;
+	if (src == dst && space_overlap(soff, doff, *count))
+		return -EINVAL;
+	return 0;
+}
+
 ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 		       uint64_t doff, uint64_t count, uint64_t max,
 		       enum vfs_stable stable)
@@ -202,22 +232,9 @@ ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 	int sfd, dfd;
 
 	VFS_FAULT(VFS_OP_COPY);
-	sfd = space_fd(src, false);
-	if (sfd < 0)
-		return sfd;
-	dfd = space_fd(dst, true);
-	if (dfd < 0)
-		return dfd;
-	ret = space_src_range(sfd, soff, &count);
+	ret = space_pair_prep(src, soff, dst, doff, &count, max, &sfd, &dfd);
 	if (ret < 0)
 		return ret;
-	if (count > max)
-		count = max;
-	ret = space_range_check(doff, count);
-	if (ret < 0)
-		return ret;
-	if (src == dst && space_overlap(soff, doff, count))
-		return -EINVAL;
 	while (done < count) {
 		loff_t so = (loff_t)(soff + done), dof = (loff_t)(doff + done);
 		size_t chunk = count - done > SSIZE_MAX
@@ -264,20 +281,10 @@ int vfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 	int ret, sfd, dfd;
 
 	VFS_FAULT(VFS_OP_CLONE);
-	sfd = space_fd(src, false);
-	if (sfd < 0)
-		return sfd;
-	dfd = space_fd(dst, true);
-	if (dfd < 0)
-		return dfd;
-	ret = space_src_range(sfd, soff, &count);
+	ret = space_pair_prep(src, soff, dst, doff, &count, UINT64_MAX, &sfd,
+			      &dfd);
 	if (ret < 0)
 		return ret;
-	ret = space_range_check(doff, count);
-	if (ret < 0)
-		return ret;
-	if (src == dst && space_overlap(soff, doff, count))
-		return -EINVAL;
 	if (count == 0)
 		return 0;
 	fcr.src_fd = sfd;
