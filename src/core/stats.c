@@ -78,6 +78,7 @@ static const char *const limit_names[STATS_LIMIT_NR] = {
 };
 static _Atomic uint64_t conns_current;
 static _Atomic uint64_t conns_total;
+static unsigned int (*_Atomic loop_conns_fn)(uint32_t *out, unsigned int max);
 static _Atomic uint64_t start_mono_ns;
 static _Atomic uint64_t start_real_ns;
 
@@ -274,6 +275,11 @@ void stats_conn_open(void)
 	atomic_fetch_add_explicit(&conns_total, 1, memory_order_relaxed);
 }
 
+void stats_set_loop_conns(unsigned int (*fn)(uint32_t *out, unsigned int max))
+{
+	atomic_store(&loop_conns_fn, fn);
+}
+
 void stats_conn_close(void)
 {
 	atomic_fetch_sub_explicit(&conns_current, 1, memory_order_relaxed);
@@ -321,6 +327,7 @@ static uint64_t rss_now(void)
 static void snap_process(struct stats_snapshot *s)
 {
 	uint64_t mono = atomic_load(&start_mono_ns);
+	unsigned int (*fn)(uint32_t *out, unsigned int max);
 	struct rusage ru;
 
 	s->uptime = mono ? (double)(stats_clock_ns() - mono) / 1e9 : 0;
@@ -338,6 +345,8 @@ static void snap_process(struct stats_snapshot *s)
 		s->max_rss_bytes = s->rss_bytes;
 	s->conns_current = atomic_load(&conns_current);
 	s->conns_total = atomic_load(&conns_total);
+	fn = atomic_load(&loop_conns_fn);
+	s->nloops = fn ? fn(s->loop_conns, STATS_MAX_LOOPS) : 0;
 	for (unsigned int i = 0; i < STATS_LIMIT_NR; i++)
 		s->limit_hits[i] = atomic_load_explicit(&limit_hits[i],
 							memory_order_relaxed);

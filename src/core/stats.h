@@ -150,6 +150,16 @@ struct stats_proc_snap {
 };
 
 /* Everything the server reports, summed over the shards. */
+/* Event loops whose connection counts a snapshot carries. */
+#define STATS_MAX_LOOPS 64
+
+/*
+ * stats_set_loop_conns() - the transport's reporter of how many
+ * connections each event loop has: fills up to @max counts into @out and
+ * returns how many it filled. NULL: none reported.
+ */
+void stats_set_loop_conns(unsigned int (*fn)(uint32_t *out, unsigned int max));
+
 struct stats_snapshot {
 	double uptime;	   /* seconds since stats_init() */
 	double start_time; /* Unix time of stats_init() */
@@ -159,6 +169,8 @@ struct stats_snapshot {
 	uint64_t max_rss_bytes; /* peak (ru_maxrss) */
 	uint64_t conns_current;
 	uint64_t conns_total;
+	unsigned int nloops; /* event loops, and the connections of each */
+	uint32_t loop_conns[STATS_MAX_LOOPS];
 	uint64_t bytes_read;
 	uint64_t bytes_written;
 	uint64_t rejected;

@@ -131,6 +131,12 @@ static void render_text(struct sbuf *b, const struct stats_snapshot *s)
 		  (unsigned long long)s->bytes_read,
 		  (unsigned long long)s->bytes_written,
 		  (unsigned long long)s->rejected);
+	if (s->nloops) {
+		sb_printf(b, "connections per event loop:");
+		for (i = 0; i < s->nloops; i++)
+			sb_printf(b, " %u", (unsigned int)s->loop_conns[i]);
+		sb_printf(b, "\n");
+	}
 	sb_printf(b, "limits hit:");
 	for (i = 0; i < STATS_LIMIT_NR; i++)
 		sb_printf(b, "%s %s %llu", i ? "," : "",
@@ -172,11 +178,17 @@ static void render_json(struct sbuf *b, const struct stats_snapshot *s)
 		  s->cpu_user + s->cpu_system, (unsigned long long)s->rss_bytes,
 		  (unsigned long long)s->max_rss_bytes);
 	sb_printf(b,
-		  "\"connections\":{\"current\":%llu,\"total\":%llu},"
+		  "\"connections\":{\"current\":%llu,\"total\":%llu,"
+		  "\"per_loop\":[",
+		  (unsigned long long)s->conns_current,
+		  (unsigned long long)s->conns_total);
+	for (i = 0; i < s->nloops; i++)
+		sb_printf(b, "%s%u", i ? "," : "",
+			  (unsigned int)s->loop_conns[i]);
+	sb_printf(b,
+		  "]},"
 		  "\"bytes_read\":%llu,\"bytes_written\":%llu,"
 		  "\"rejected_calls\":%llu,\"limits\":{",
-		  (unsigned long long)s->conns_current,
-		  (unsigned long long)s->conns_total,
 		  (unsigned long long)s->bytes_read,
 		  (unsigned long long)s->bytes_written,
 		  (unsigned long long)s->rejected);
@@ -291,6 +303,8 @@ static void prom_scalar(struct sbuf *b, const char *name, const char *type,
 
 static void render_prom(struct sbuf *b, const struct stats_snapshot *s)
 {
+	unsigned int i;
+
 	prom_proc_counter(b, s, "nasd_rpc_requests_total",
 			  "RPC calls answered, by procedure.",
 			  offsetof(struct stats_proc_snap, count));
@@ -308,7 +322,7 @@ static void render_prom(struct sbuf *b, const struct stats_snapshot *s)
 		    (unsigned long long)s->rejected);
 	prom_head(b, "nasd_limit_hits_total", "counter",
 		  "Times a resource bound was hit, by bound.");
-	for (unsigned int i = 0; i < STATS_LIMIT_NR; i++)
+	for (i = 0; i < STATS_LIMIT_NR; i++)
 		sb_printf(b, "nasd_limit_hits_total{limit=\"%s\"} %llu\n",
 			  stats_limit_name((enum stats_limit)i),
 			  (unsigned long long)s->limit_hits[i]);
@@ -324,6 +338,13 @@ static void render_prom(struct sbuf *b, const struct stats_snapshot *s)
 	prom_scalar(b, "nasd_connections_total", "counter",
 		    "Client connections accepted.",
 		    (unsigned long long)s->conns_total);
+	if (s->nloops) {
+		prom_head(b, "nasd_loop_connections", "gauge",
+			  "Client connections open now, by event loop.");
+		for (i = 0; i < s->nloops; i++)
+			sb_printf(b, "nasd_loop_connections{loop=\"%u\"} %u\n",
+				  i, (unsigned int)s->loop_conns[i]);
+	}
 	prom_head(b, "nasd_uptime_seconds", "gauge",
 		  "Seconds since the server started.");
 	sb_printf(b, "nasd_uptime_seconds %.3f\n", s->uptime);

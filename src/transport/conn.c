@@ -576,7 +576,7 @@ void conn_close(struct loop *lp, struct conn *c)
 		lp->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	lp->nconns--;
+	atomic_fetch_sub(&lp->nconns, 1);
 	atomic_fetch_sub(&xprt.nconns, 1);
 	client_conn_del(&c->peer);
 	stats_conn_close();

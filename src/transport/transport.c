@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -407,7 +408,6 @@ static void loop_attach(struct loop *lp, struct conn *c)
 	if (lp->conns)
 		lp->conns->prev = c;
 	lp->conns = c;
-	lp->nconns++;
 	if (atomic_load(&xprt.stopping) ||
 	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
 		/* conn_close() expects the fd registered; DEL just fails */
@@ -487,6 +487,30 @@ static void loop_drain_inbox(struct loop *lp)
 	loop_wake(lp);
 }
 
+/*
+ * The loop for a new connection: the one with the fewest, ties taken in
+ * turn. Plain round-robin is not enough: a client that opens a short
+ * MOUNT (or portmapper) connection before each NFS one would put every
+ * long-lived connection on the same loop when there are two.
+ */
+static struct loop *loop_pick(void)
+{
+	unsigned int start = atomic_fetch_add(&xprt.rr, 1);
+	struct loop *best = &xprt.loops[start % xprt.nloops], *lp;
+	unsigned int i, n, best_n = UINT_MAX;
+
+	for (i = 0; i < xprt.nloops; i++) {
+		lp = &xprt.loops[(start + i) % xprt.nloops];
+		n = atomic_load(&lp->nconns);
+		if (n < best_n) {
+			best = lp;
+			best_n = n;
+		}
+	}
+	atomic_fetch_add(&best->nconns, 1);
+	return best;
+}
+
 static void loop_accept(struct loop *lp, struct listener *l)
 {
 	/* zeroed for the analyzer: accept4's address is a transparent union */
@@ -547,7 +571,7 @@ static void loop_accept(struct loop *lp, struct listener *l)
 		}
 		atomic_fetch_add(&xprt.nconns, 1);
 		stats_conn_open();
-		to = &xprt.loops[atomic_fetch_add(&xprt.rr, 1) % xprt.nloops];
+		to = loop_pick();
 		if (to == lp) {
 			loop_attach(lp, c);
 			continue;
@@ -747,6 +771,16 @@ static int loop_setup(struct loop *lp, unsigned int idx)
 	return 0;
 }
 
+/* stats_set_loop_conns()'s reporter: each loop's connection count. */
+static unsigned int loop_conns_report(uint32_t *out, unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; i < xprt.nloops && i < max; i++)
+		out[i] = atomic_load(&xprt.loops[i].nconns);
+	return i;
+}
+
 static void loops_free(unsigned int n)
 {
 	unsigned int i;
@@ -791,6 +825,7 @@ int transport_run(void)
 	if (ret < 0)
 		goto out_free;
 	iobuf_set_relief_hook(transport_mem_relief);
+	stats_set_loop_conns(loop_conns_report);
 	for (i = 0; i < xprt.nloops; i++) {
 		ret = -pthread_create(&xprt.loops[i].thread, NULL, loop_main,
 				      &xprt.loops[i]);
@@ -807,6 +842,7 @@ int transport_run(void)
 	}
 
 	/* Stop: no more accepts or reads, in-flight calls finish. */
+	stats_set_loop_conns(NULL);
 	atomic_store(&xprt.stopping, true);
 	for (i = 0; i < started; i++)
 		loop_wake(&xprt.loops[i]);

@@ -116,9 +116,13 @@ struct loop {
 	pthread_mutex_t inbox_lock;
 	struct conn *new_head;
 	struct conn *resume_head;
+	/*
+	 * Connections given to this loop and not yet closed: counted by the
+	 * acceptor when it picks the loop, so that the next accept sees it.
+	 */
+	atomic_uint nconns;
 	/* loop-owned */
 	struct conn *conns;
-	unsigned int nconns;
 	struct conn *zombies; /* closed this round, put after it */
 	struct xcall *batch_head;
 	struct xcall *batch_tail;

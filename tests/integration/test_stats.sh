@@ -3,7 +3,9 @@
 # `nasd stats --json` must count the calls and the exact payload bytes,
 # GET /metrics must serve the same counts in Prometheus text, hostile or
 # wrong HTTP requests get 4xx and leave the endpoint serving, and the
-# control socket is private and gone after SIGTERM.
+# control socket is private and gone after SIGTERM. With two event loops,
+# long-lived connections opened each after a short one (as libnfs opens a
+# MOUNT connection before its NFS one) end up one per loop, not all on one.
 # usage: test_stats.sh NASD
 NASD=${1:?usage: $0 NASD}
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +25,7 @@ printf 'hello\n' >"$EXP/hello.txt"
 
 nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 	--state-dir "$STATE" --export "$EXP:rw,no_root_squash" \
-	--metrics "127.0.0.1:$MPORT" || t_finish
+	--metrics "127.0.0.1:$MPORT" --loops 2 || t_finish
 t_ok "nasd_started"
 for i in $(seq 1 50); do
 	port_listening "$MPORT" && break
@@ -87,6 +89,48 @@ assert d["process"]["cpu_seconds"] > 0 and d["process"]["resident_bytes"] > 0
 assert d["uptime_seconds"] > 0
 ' "$T_DIR/stats.json" "$SIZE"
 
+# Connection placement: short, long, short, long... Each short one is
+# closed and seen closed (stats) before the next connection opens.
+t_check "loops_share_long_connections" timeout 60 python3 -c '
+import json, socket, struct, subprocess, sys, time
+nasd, state, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def stats():
+    out = subprocess.run([nasd, "stats", "--state-dir", state, "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["connections"]
+def null_call(s, xid):
+    # RPC CALL NFS v3 NULL, AUTH_NONE; read the whole reply.
+    body = struct.pack(">10I", xid, 0, 2, 100003, 3, 0, 0, 0, 0, 0)
+    s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
+    hdr = s.recv(4, socket.MSG_WAITALL)
+    n = struct.unpack(">I", hdr)[0] & 0x7fffffff
+    assert len(s.recv(n, socket.MSG_WAITALL)) == n
+def wait_current(n):
+    for _ in range(100):
+        c = stats()
+        if c["current"] == n:
+            return c
+        time.sleep(0.05)
+    raise AssertionError("connections never reached %d: %s" % (n, c))
+base = wait_current(0)
+assert len(base["per_loop"]) == 2, base
+keep = []
+for i in range(6):
+    s = socket.create_connection(("127.0.0.1", port))
+    null_call(s, 1000 + i)
+    s.close()
+    wait_current(len(keep))
+    s = socket.create_connection(("127.0.0.1", port))
+    null_call(s, 2000 + i)
+    keep.append(s)
+c = wait_current(len(keep))
+assert sorted(c["per_loop"]) == [3, 3], c
+for s in keep:
+    s.close()
+c = wait_current(0)
+assert c["per_loop"] == [0, 0], c
+' "$NASD" "$STATE" "$PORT"
+
 out=$("$NASD" stats --state-dir "$STATE" 2>&1)
 if echo "$out" | grep -q '^PROCEDURE ' && echo "$out" | grep -E -q '^nfs/3/READ +[1-9]'; then
 	t_ok "stats_text_table"
@@ -105,7 +149,8 @@ body = r.read().decode()
 for name in ("nasd_rpc_requests_total", "nasd_rpc_latency_seconds_bucket",
              "nasd_rpc_latency_seconds_sum", "nasd_rpc_latency_seconds_count",
              "nasd_bytes_read_total", "nasd_bytes_written_total",
-             "nasd_connections", "process_cpu_seconds_total",
+             "nasd_connections", "nasd_loop_connections",
+             "process_cpu_seconds_total",
              "process_resident_memory_bytes"):
     assert re.search("^" + name + "[ {]", body, re.M), name
 def val(pat):
