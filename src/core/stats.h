@@ -149,7 +149,6 @@ struct stats_proc_snap {
 	uint64_t buckets[STATS_NBUCKETS];
 };
 
-/* Everything the server reports, summed over the shards. */
 /* Event loops whose connection counts a snapshot carries. */
 #define STATS_MAX_LOOPS 64
 
@@ -160,6 +159,7 @@ struct stats_proc_snap {
  */
 void stats_set_loop_conns(unsigned int (*fn)(uint32_t *out, unsigned int max));
 
+/* Everything the server reports, summed over the shards. */
 struct stats_snapshot {
 	double uptime;	   /* seconds since stats_init() */
 	double start_time; /* Unix time of stats_init() */
