@@ -45,8 +45,20 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 	NFS3_PROC(GETATTR, nfs3_proc_getattr, GETATTR3args, GETATTR3res,
 		  nfs3_dec_GETATTR3args, nfs3_enc_GETATTR3res, IN,
 		  4 + NFS3_FATTR3_SIZE),
-	NFS3_PROC(SETATTR, nfs3_proc_setattr, SETATTR3args, SETATTR3res,
-		  nfs3_dec_SETATTR3args, nfs3_enc_SETATTR3res, NI, 4 + WCC),
+	/* Inline unless it changes the size (nfs3_inline_SETATTR3args). */
+	[NFSPROC3_SETATTR] =
+		{
+			.name = "SETATTR",
+			.args_size = sizeof(struct SETATTR3args),
+			.res_size = sizeof(struct SETATTR3res),
+			.decode = nfs3_dec_SETATTR3args,
+			.handle = nfs3_proc_setattr,
+			.encode = nfs3_enc_SETATTR3res,
+			.release = NULL,
+			.flags = NI | IN | RPC_PROC_RES_STATUS,
+			.max_reply = 4 + WCC,
+			.inline_ok = nfs3_inline_SETATTR3args,
+		},
 	NFS3_PROC(LOOKUP, nfs3_proc_lookup, LOOKUP3args, LOOKUP3res,
 		  nfs3_dec_LOOKUP3args, nfs3_enc_LOOKUP3res, IN,
 		  4 + FH + 2 * POA),

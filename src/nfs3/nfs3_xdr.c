@@ -482,6 +482,25 @@ bool nfs3_inline_READ3args(const uint8_t *args, size_t len)
 	       count <= NFS3_READ_INLINE_MAX;
 }
 
+/*
+ * nfs3_inline_SETATTR3args() - rpc_proc.inline_ok of SETATTR (RFC 1813
+ * §3.3.2): a new mode, owner or times is an in-memory inode change, done
+ * on the event loop; a new size (a truncate may free or zero blocks)
+ * goes to a worker, and so do arguments that do not decode (the worker
+ * answers GARBAGE_ARGS).
+ */
+bool nfs3_inline_SETATTR3args(const uint8_t *args, size_t len)
+{
+	const uint8_t *fh;
+	struct xdr_buf x;
+	struct sattr3 sa;
+	uint32_t fhlen;
+
+	xdr_init(&x, (uint8_t *)args, len);
+	return xdr_dec_opaque_ref(&x, &fh, &fhlen, NFS3_FHSIZE) &&
+	       nfs3_dec_sattr3(&x, &sa) && !sa.set_size;
+}
+
 /** nfs3_dec_CREATE3args() - RFC 1813 §3.3.8, createhow3 by mode. */
 bool nfs3_dec_CREATE3args(struct xdr_buf *x, void *args)
 {

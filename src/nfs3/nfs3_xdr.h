@@ -523,6 +523,7 @@ bool nfs3_enc_void(struct xdr_buf *x, const void *res);
 
 bool nfs3_dec_GETATTR3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_SETATTR3args(struct xdr_buf *x, void *args);
+bool nfs3_inline_SETATTR3args(const uint8_t *args, size_t len);
 bool nfs3_dec_LOOKUP3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_ACCESS3args(struct xdr_buf *x, void *args);
 bool nfs3_dec_READLINK3args(struct xdr_buf *x, void *args);

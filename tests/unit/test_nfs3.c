@@ -587,6 +587,57 @@ static void test_readdir3args(void **state)
 	assert_int_equal(p.maxcount, 65536);
 }
 
+/* Which SETATTRs and READs may run on the event loop (inline_ok). */
+static void test_inline_ok(void **state)
+{
+	struct sattr3 sa;
+	uint8_t b[256];
+	struct xdr_buf x;
+	size_t i, n;
+
+	(void)state;
+	/* SETATTR: an 8-byte handle, then sattr3; no guard needed to peek. */
+	for (int size = 0; size < 2; size++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.set_mode = true;
+		sa.mode = 0640;
+		sa.set_uid = true;
+		sa.uid = 1000;
+		sa.set_mtime = SET_TO_SERVER_TIME;
+		sa.set_size = size;
+		sa.size = 4096;
+		xdr_init(&x, b, sizeof(b));
+		assert_true(xdr_enc_u32(&x, 8) && xdr_enc_u64(&x, 0x1122334455));
+		assert_true(nfs3_enc_sattr3(&x, &sa));
+		assert_true(xdr_enc_u32(&x, 0)); /* guard: no check */
+		n = x.pos;
+		/* a size change may free blocks: a worker's job */
+		assert_true(nfs3_inline_SETATTR3args(b, n) == !size);
+		/* cut short anywhere: not inline (the worker says GARBAGE) */
+		for (i = 0; i < n - 4; i++)
+			assert_false(nfs3_inline_SETATTR3args(b, i));
+	}
+	/* a handle longer than NFS3_FHSIZE */
+	xdr_init(&x, b, sizeof(b));
+	assert_true(xdr_enc_u32(&x, NFS3_FHSIZE + 1));
+	assert_false(nfs3_inline_SETATTR3args(b, sizeof(b)));
+	/* a bad boolean in sattr3 */
+	xdr_init(&x, b, sizeof(b));
+	assert_true(xdr_enc_u32(&x, 0) && xdr_enc_u32(&x, 2));
+	assert_false(nfs3_inline_SETATTR3args(b, sizeof(b)));
+
+	/* READ: small counts inline, large ones not. */
+	xdr_init(&x, b, sizeof(b));
+	assert_true(xdr_enc_u32(&x, 0) && xdr_enc_u64(&x, 0) &&
+		    xdr_enc_u32(&x, NFS3_READ_INLINE_MAX));
+	assert_true(nfs3_inline_READ3args(b, x.pos));
+	assert_false(nfs3_inline_READ3args(b, x.pos - 1));
+	xdr_init(&x, b, sizeof(b));
+	assert_true(xdr_enc_u32(&x, 0) && xdr_enc_u64(&x, 0) &&
+		    xdr_enc_u32(&x, NFS3_READ_INLINE_MAX + 1));
+	assert_false(nfs3_inline_READ3args(b, x.pos));
+}
+
 static void test_handle_limits(void **state)
 {
 	uint8_t b[4 + 68];
@@ -834,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_write3args),
 		cmocka_unit_test(test_write3args_too_big),
 		cmocka_unit_test(test_readdir3args),
+		cmocka_unit_test(test_inline_ok),
 		cmocka_unit_test(test_handle_limits),
 		cmocka_unit_test(test_name_limits),
 		cmocka_unit_test(test_create3args),
