@@ -35,20 +35,20 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 	bool eof = false;
 	size_t start;
 	ssize_t n;
-	int err;
+	int err = 0;
 
 	r->status = nfs3_resolve(call, NFSPROC3_READ, &ctx, &a->file, &o);
 	if (r->status)
 		goto out_ctx;
-	err = vfs_getattr(o, &va);
-	if (!err)
-		err = data_type_check(&va);
-	if (err)
-		goto out_status;
 	if (!count) {
-		r->eof = a->offset >= va.size;
+		err = vfs_getattr(o, &va);
+		if (!err)
+			err = data_type_check(&va);
+		if (!err)
+			r->eof = a->offset >= va.size;
 		goto out_status;
 	}
+	/* The vfs checks the type (EISDIR/EINVAL) and the permission. */
 	/* Large and in the page cache: sent from there, not copied. */
 	n = vfs_read_ref(o, a->offset, count, &r->data_fd, &eof);
 	if (n >= 0) {

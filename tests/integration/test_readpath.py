@@ -126,6 +126,22 @@ def shrink_while_queued(h, port, fh, path):
     h.check("shrink_server_alive", h.alive())
 
 
+def not_a_file(h, io, c, root, d):
+    """READ of a directory or a symlink: NFS3ERR_INVAL (RFC 1813 lists no
+    ISDIR for READ), for every count, 0 included, on every path."""
+    link = os.path.join(d, "lnk")
+    if not os.path.lexists(link):
+        os.symlink("f", link)
+    st, lfh, _ = c.lookup(root, "lnk")
+    if not h.check(f"{io}_lookup_symlink", st == 0, nfs3_name(st)):
+        return
+    for what, fh, want in (("dir", root, 22), ("symlink", lfh, 22)):
+        got = [read_res(c.call(NFS_PROG, READ, read_args(fh, 0, n)))[0]
+               for n in (0, 4096, MIB)]
+        h.check(f"{io}_read_{what}", got == [want] * 3,
+                " ".join(nfs3_name(x) for x in got))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -159,6 +175,7 @@ def main():
                 for bs in (MIB, 256 << 10, 64 << 10, 4096):
                     check_reads(h, io, c, fh, data, bs)
                 slow_reader(h, io, port, fh, data)
+                not_a_file(h, io, c, root, d)
         # NFSv3 and NFSv4 READ from a real client (libnfs), whole file.
         want = subprocess.run(["sha256sum"], input=data,
                               capture_output=True).stdout.split()[0]
