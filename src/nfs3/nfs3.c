@@ -12,7 +12,8 @@
 #define POA NFS3_POST_OP_ATTR_SIZE
 #define FH  (4 + NFS3_FHSIZE)
 
-#define NFS3_PROC(NAME, proc, argt, rest, dec, enc, fl, max)                   \
+/* @inl: inline_ok (may it run on the event loop?), @align: payload_align. */
+#define NFS3_PROC_EX(NAME, proc, argt, rest, dec, enc, fl, max, inl, align)   \
 	[NFSPROC3_##NAME] = {                                                  \
 		.name = #NAME,                                                 \
 		.args_size = sizeof(struct argt),                              \
@@ -23,7 +24,11 @@
 		.release = NULL,                                               \
 		.flags = (fl) | RPC_PROC_RES_STATUS,                           \
 		.max_reply = (max),                                            \
+		.inline_ok = (inl),                                            \
+		.payload_align = (align),                                      \
 	}
+#define NFS3_PROC(NAME, proc, argt, rest, dec, enc, fl, max)                   \
+	NFS3_PROC_EX(NAME, proc, argt, rest, dec, enc, fl, max, NULL, NULL)
 
 #define NI RPC_PROC_NONIDEMPOTENT
 /* Runs on the event loop that read it (cached metadata, small reads). */
@@ -46,19 +51,9 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 		  nfs3_dec_GETATTR3args, nfs3_enc_GETATTR3res, IN,
 		  4 + NFS3_FATTR3_SIZE),
 	/* Inline unless it changes the size (nfs3_inline_SETATTR3args). */
-	[NFSPROC3_SETATTR] =
-		{
-			.name = "SETATTR",
-			.args_size = sizeof(struct SETATTR3args),
-			.res_size = sizeof(struct SETATTR3res),
-			.decode = nfs3_dec_SETATTR3args,
-			.handle = nfs3_proc_setattr,
-			.encode = nfs3_enc_SETATTR3res,
-			.release = NULL,
-			.flags = NI | IN | RPC_PROC_RES_STATUS,
-			.max_reply = 4 + WCC,
-			.inline_ok = nfs3_inline_SETATTR3args,
-		},
+	NFS3_PROC_EX(SETATTR, nfs3_proc_setattr, SETATTR3args, SETATTR3res,
+		     nfs3_dec_SETATTR3args, nfs3_enc_SETATTR3res, NI | IN,
+		     4 + WCC, nfs3_inline_SETATTR3args, NULL),
 	NFS3_PROC(LOOKUP, nfs3_proc_lookup, LOOKUP3args, LOOKUP3res,
 		  nfs3_dec_LOOKUP3args, nfs3_enc_LOOKUP3res, IN,
 		  4 + FH + 2 * POA),
@@ -72,33 +67,13 @@ static const struct rpc_proc nfs3_procs[NFSPROC3_NPROCS] = {
 	 * Small reads run inline from the page cache (RWF_NOWAIT) and go to
 	 * a worker when they miss it.
 	 */
-	[NFSPROC3_READ] =
-		{
-			.name = "READ",
-			.args_size = sizeof(struct READ3args),
-			.res_size = sizeof(struct READ3res),
-			.decode = nfs3_dec_READ3args,
-			.handle = nfs3_proc_read,
-			.encode = nfs3_enc_READ3res,
-			.release = NULL,
-			.flags = IN | RPC_PROC_RES_STATUS,
-			.max_reply = 4 + POA + 4 + 4 + 4,
-			.inline_ok = nfs3_inline_READ3args,
-		},
-	/* Written out: its payload is placed aligned on receipt. */
-	[NFSPROC3_WRITE] =
-		{
-			.name = "WRITE",
-			.args_size = sizeof(struct WRITE3args),
-			.res_size = sizeof(struct WRITE3res),
-			.decode = nfs3_dec_WRITE3args,
-			.handle = nfs3_proc_write,
-			.encode = nfs3_enc_WRITE3res,
-			.release = NULL,
-			.flags = NI | RPC_PROC_RES_STATUS,
-			.max_reply = 4 + WCC + 4 + 4 + 8,
-			.payload_align = nfs3_align_WRITE3args,
-		},
+	NFS3_PROC_EX(READ, nfs3_proc_read, READ3args, READ3res,
+		     nfs3_dec_READ3args, nfs3_enc_READ3res, IN,
+		     4 + POA + 4 + 4 + 4, nfs3_inline_READ3args, NULL),
+	/* Its payload is placed aligned on receipt (nfs3_align_WRITE3args). */
+	NFS3_PROC_EX(WRITE, nfs3_proc_write, WRITE3args, WRITE3res,
+		     nfs3_dec_WRITE3args, nfs3_enc_WRITE3res, NI,
+		     4 + WCC + 4 + 4 + 8, NULL, nfs3_align_WRITE3args),
 	NFS3_PROC(CREATE, nfs3_proc_create, CREATE3args, CREATE3res,
 		  nfs3_dec_CREATE3args, nfs3_enc_CREATE3res, NI,
 		  4 + NFS3_POST_OP_FH3_SIZE + POA + WCC),
