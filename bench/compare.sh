@@ -24,7 +24,8 @@
 #                         [--workloads LIST]
 # --workloads: a comma-separated subset of seq-write, seq-read,
 # seq-read-cold, rand-read, swbuild (default all; the read workloads need
-# the files seq-write leaves, so keep seq-write in the list).
+# the files seq-write leaves, so keep seq-write in the list). The swbuild
+# find-max searches and the memory scenario have their own switches.
 # Raw JSON of every run and the summary (summary.md) go to --results
 # (default BUILD/bench-results).
 set -u
