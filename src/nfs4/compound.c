@@ -42,11 +42,7 @@ struct COMPOUND4res {
 	uint32_t status;     /* first: RPC_PROC_RES_STATUS statistics */
 	uint8_t *buf;        /* headroom + body, from the call's arena */
 	size_t len;          /* body bytes */
-	const void *tail;
-	int tail_fd;
-	uint64_t tail_off;
-	uint32_t tail_len;
-	uint32_t tail_pad;
+	struct xdr_buf tail; /* only its tail (xdr_tail_copy) is used */
 };
 
 static bool reply_alloc(struct compound_reply *r, size_t cap)
@@ -636,11 +632,7 @@ out_end:
 	out->status = run.status;
 	out->buf = r.buf;
 	out->len = r.x.pos;
-	out->tail = r.x.tail;
-	out->tail_fd = r.x.tail_fd;
-	out->tail_off = r.x.tail_off;
-	out->tail_len = r.x.tail_len;
-	out->tail_pad = r.x.tail_pad;
+	xdr_tail_copy(&out->tail, &r.x);
 }
 
 /*
@@ -660,11 +652,7 @@ static bool nfs4_enc_COMPOUND4res(struct xdr_buf *x, const void *res)
 	x->base = start;
 	x->len = x->pos + r->len;
 	x->pos = x->len;
-	x->tail = r->tail;
-	x->tail_fd = r->tail_fd;
-	x->tail_off = r->tail_off;
-	x->tail_len = r->tail_len;
-	x->tail_pad = r->tail_pad;
+	xdr_tail_copy(x, &r->tail);
 	return true;
 }
 

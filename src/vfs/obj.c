@@ -371,7 +371,7 @@ void vfs_obj_put(struct vfs_obj *o)
 		pthread_mutex_unlock(&s->lock);
 		return;
 	}
-/*
+	/*
 	 * Removed through us while in use: if that was its last name, drop
 	 * it now so the cache does not keep a deleted file's blocks alive.
 	 */

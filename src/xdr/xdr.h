@@ -28,8 +28,8 @@ struct xdr_buf {
 	size_t pos;
 	size_t len;
 	const void *tail; /* borrowed; valid until the reply is sent */
-	int tail_fd;	  /* or a file range: fd (borrowed likewise), */
-	uint64_t tail_off; /* its offset; -1 when the tail is memory */
+	int tail_fd;	  /* or a file range: fd (borrowed likewise; -1: none), */
+	uint64_t tail_off; /* and its offset */
 	uint32_t tail_len;
 	uint32_t tail_pad;
 };
@@ -41,6 +41,16 @@ static inline void xdr_tail_clear(struct xdr_buf *x)
 	x->tail_off = 0;
 	x->tail_len = 0;
 	x->tail_pad = 0;
+}
+
+/* xdr_tail_copy() - @from's tail (memory or file range) becomes @to's. */
+static inline void xdr_tail_copy(struct xdr_buf *to, const struct xdr_buf *from)
+{
+	to->tail = from->tail;
+	to->tail_fd = from->tail_fd;
+	to->tail_off = from->tail_off;
+	to->tail_len = from->tail_len;
+	to->tail_pad = from->tail_pad;
 }
 
 static inline bool xdr_has_tail(const struct xdr_buf *x)
