@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "core/err.h"
 #include "vfs/vfs.h"
 
 enum export_squash {
@@ -102,6 +103,50 @@ struct export *export_find_by_path(struct export_table *t, const char *path,
  */
 const struct export_opts *export_match_client(const struct export *e,
 					      const struct sockaddr *addr);
+
+/*
+ * Who is asking, before any squash: the AUTH_SYS credential of an RPC
+ * call (AUTH_NONE is anonymous), or the uid/gid an SMB user maps to.
+ * @groups is borrowed for the call.
+ */
+struct export_identity {
+	bool anonymous;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t ngroups;
+	const uint32_t *groups;
+};
+
+/* What admission grants: this client's options, the squashed identity. */
+struct export_access {
+	const struct export_opts *opts;
+	struct vfs_cred cred;
+};
+
+/*
+ * export_admit() - the one admission of every protocol (MOUNT, NFSv3,
+ * NFSv4, SMB tree connect): may the client at @peer (@privileged: its
+ * source port is below 1024) use export @e as @id? The first client spec
+ * that matches gives the options (exports(5) order); the `secure` option
+ * refuses unprivileged ports; the identity is squashed (root_squash,
+ * all_squash, anonuid/anongid) and applied to the calling thread as its
+ * filesystem credentials. Returns 0 with *@out filled; -EACCES when no
+ * spec admits the client, -EPERM for `secure` from an unprivileged port,
+ * -ESERVERFAULT when the credentials could not be applied (fail closed:
+ * the caller must run nothing for this request). On error out->opts is
+ * NULL.
+ */
+int export_admit(const struct export *e, const struct sockaddr *peer,
+		 bool privileged, const struct export_identity *id,
+		 struct export_access *out);
+
+/*
+ * export_cred_apply() - make @cred (from export_admit(), or the server's
+ * own identity, all zero) the calling thread's filesystem credentials
+ * again: another thread continues a request, or a request moves between
+ * exports. Returns 0 or -ESERVERFAULT (fail closed, as above).
+ */
+int export_cred_apply(const struct vfs_cred *cred);
 
 /*
  * export_map_cred() - AUTH_SYS/AUTH_NONE identity after squashing.
