@@ -70,7 +70,7 @@ void iobuf_get(struct iobuf *b);
 void iobuf_put(struct iobuf *b);
 
 /* iobuf_release() - iobuf_put() with a void * argument, for hooks such as
- * rpc_call.tail_release (no function-pointer casts). */
+ * release hooks (no function-pointer casts). */
 void iobuf_release(void *b);
 
 /*

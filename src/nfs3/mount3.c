@@ -100,13 +100,13 @@ static unsigned int mount_count;
 
 static void peer_host(const struct rpc_call *call, char *buf, size_t size)
 {
-	const struct sockaddr_in *sin = (const void *)&call->peer;
-	const struct sockaddr_in6 *sin6 = (const void *)&call->peer;
+	const struct sockaddr_in *sin = (const void *)call->req->peer;
+	const struct sockaddr_in6 *sin6 = (const void *)call->req->peer;
 	const char *p = NULL;
 
-	if (call->peer.ss_family == AF_INET)
+	if (call->req->peer->ss_family == AF_INET)
 		p = inet_ntop(AF_INET, &sin->sin_addr, buf, (socklen_t)size);
-	else if (call->peer.ss_family == AF_INET6)
+	else if (call->req->peer->ss_family == AF_INET6)
 		p = inet_ntop(AF_INET6, &sin6->sin6_addr, buf, (socklen_t)size);
 	if (!p)
 		(void)snprintf(buf, size, "unknown");
@@ -349,9 +349,9 @@ static int mount_walk(struct export *e, const char *rest, struct vfs_obj **out)
 static int mount_mnt(struct rpc_call *call, const struct nfs3_str *dirpath,
 		     struct nfs_fh3 *fh, char *norm, size_t normsize)
 {
-	const struct export_opts *opts;
+	struct export_identity id;
+	struct export_access acc;
 	struct export_table *t;
-	struct vfs_cred cred;
 	struct vfs_attr va;
 	struct vfs_obj *o;
 	struct export *e;
@@ -369,15 +369,12 @@ static int mount_mnt(struct rpc_call *call, const struct nfs3_str *dirpath,
 		err = -ENOENT;
 		goto out_put_table;
 	}
-	opts = export_match_client(e, (const struct sockaddr *)&call->peer);
-	if (!opts || (opts->secure && !call->peer_privileged)) {
+	nfs3_identity(call, &id);
+	err = export_admit(e, rpc_call_peer(call), call->req->peer_privileged,
+			   &id, &acc);
+	/* A client refused by `secure` is just refused (MNT3ERR_ACCES). */
+	if (err == -EPERM)
 		err = -EACCES;
-		goto out_put_table;
-	}
-	export_map_cred(opts, call->cred.flavor != AUTH_SYS, call->cred.uid,
-			call->cred.gid, call->cred.ngids, call->cred.gids,
-			&cred);
-	err = vfs_cred_set(&cred);
 	if (err)
 		goto out_put_table;
 	err = mount_walk(e, rest, &o);

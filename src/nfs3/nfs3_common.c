@@ -7,20 +7,29 @@
 #include "core/err.h"
 #include "nfs3/nfs3_internal.h"
 
+/** nfs3_identity() - the caller's identity as its RPC credential gives it. */
+void nfs3_identity(const struct rpc_call *call, struct export_identity *id)
+{
+	id->anonymous = call->cred.flavor != AUTH_SYS;
+	id->uid = call->cred.uid;
+	id->gid = call->cred.gid;
+	id->ngroups = call->cred.ngids;
+	id->groups = call->cred.gids;
+}
+
 /* Steps after the export is known: client, secure port, credentials. */
 static int ctx_admit(struct rpc_call *call, struct nfs3_ctx *ctx)
 {
-	ctx->opts = export_match_client(ctx->export,
-					(const struct sockaddr *)&call->peer);
-	if (!ctx->opts)
-		return -EACCES;
-	/* exports(5) "secure": knfsd answers NFSERR_PERM (nfsfh.c). */
-	if (ctx->opts->secure && !call->peer_privileged)
-		return -EPERM;
-	export_map_cred(ctx->opts, call->cred.flavor != AUTH_SYS,
-			call->cred.uid, call->cred.gid, call->cred.ngids,
-			call->cred.gids, &ctx->cred);
-	return vfs_cred_set(&ctx->cred);
+	struct export_identity id;
+	struct export_access acc;
+	int err;
+
+	nfs3_identity(call, &id);
+	err = export_admit(ctx->export, rpc_call_peer(call),
+			   call->req->peer_privileged, &id, &acc);
+	ctx->opts = acc.opts;
+	ctx->cred = acc.cred;
+	return err;
 }
 
 /**

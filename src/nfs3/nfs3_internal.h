@@ -45,16 +45,21 @@ struct nfs3_ctx {
 	struct export_table *table;
 	struct export *export;
 	const struct export_opts *opts;
-	struct vfs_cred cred;
+	struct vfs_cred cred;     /* the caller after squash, in force */
 };
+
+/* nfs3_identity() - the caller's identity from its RPC credential. */
+void nfs3_identity(const struct rpc_call *call, struct export_identity *id);
 
 /*
  * nfs3_resolve() - verify @fh for this call and return the object it names
  * in *@out (the caller owns the reference). On first use @ctx takes a
- * reference on the live export table and sets the caller's credentials
- * (after squash) on this thread; a later call with the same @ctx (second
- * handle of RENAME/LINK) must name the same export, else NFS3ERR_XDEV.
- * Returns NFS3_OK or the status to answer (for procedure @proc).
+ * reference on the live export table and admits the caller
+ * (export_admit: client, secure port, squash, credentials set on this
+ * thread; when they cannot be set nothing runs and the answer is
+ * NFS3ERR_SERVERFAULT); a later call with the same @ctx (second handle of
+ * RENAME/LINK) must name the same export, else NFS3ERR_XDEV. Returns
+ * NFS3_OK or the status to answer (for procedure @proc).
  */
 uint32_t nfs3_resolve(struct rpc_call *call, uint32_t proc,
 		      struct nfs3_ctx *ctx, const struct nfs_fh3 *fh,

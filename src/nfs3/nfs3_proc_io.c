@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* NFSv3 READ, WRITE, COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21). */
 
-#include <stdlib.h>
-
-#include "core/iobuf.h"
 #include "core/stats.h"
 #include "nfs3/nfs3_internal.h"
 
@@ -18,10 +15,12 @@ static int data_type_check(const struct vfs_attr *va)
 /**
  * nfs3_proc_read() - RFC 1813 §3.3.6: up to min(count, rtmax) bytes. The
  * vfs reads into a pooled, aligned buffer of its choosing (O_DIRECT or the
- * page cache, as the export's io= says) that the reply borrows as its
- * tail: the call owns the reference (call->tail_release gives it back to
- * the pool once the reply is sent). At the memory ceiling the answer is
- * NFS3ERR_JUKEBOX (RFC 1813 §2.6): the client retries later.
+ * page cache, as the export's io= says), or for a large cached read gives
+ * the file range to send from; either becomes the reply's payload, owned
+ * by the request and not copied. The attributes the read saw are the
+ * post-op attributes. On the event loop a read that misses the page cache
+ * defers to a worker. At the memory ceiling the answer is NFS3ERR_JUKEBOX
+ * (RFC 1813 §2.6): the client retries later.
  */
 void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 {
@@ -29,68 +28,42 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 	struct READ3res *r = res;
 	struct nfs3_ctx ctx = {0};
 	uint32_t count = a->count < NFS3_IO_MAX ? a->count : NFS3_IO_MAX;
-	struct vfs_attr va;
+	struct req *rq = call->req;
+	struct vfs_read_res rd;
+	unsigned int flags = 0;
 	struct vfs_obj *o;
-	struct iobuf *buf;
-	bool eof = false;
-	size_t start;
 	ssize_t n;
 	int err = 0;
 
 	r->status = nfs3_resolve(call, NFSPROC3_READ, &ctx, &a->file, &o);
 	if (r->status)
 		goto out_ctx;
-	if (!count) {
-		err = vfs_getattr(o, &va);
-		if (!err)
-			err = data_type_check(&va);
-		if (!err)
-			r->eof = a->offset >= va.size;
-		goto out_status;
-	}
+	if (rq->nowait)
+		flags |= VFS_READ_NOWAIT;
+	if (rq->caps & REQ_CAP_FILE)
+		flags |= VFS_READ_FILE_OK;
 	/* The vfs checks the type (EISDIR/EINVAL) and the permission. */
-	/* Large and in the page cache: sent from there, not copied. */
-	n = vfs_read_ref(o, a->offset, count, &r->data_fd, &eof);
-	if (n >= 0) {
-		/* The call keeps @o (and so the fd) until the reply is out. */
-		vfs_obj_get(o);
-		call->tail_release = vfs_obj_release;
-		call->tail_arg = o;
-		r->data_in_file = true;
-		r->data_off = a->offset;
-		goto out_data;
-	}
-	if (n != -EAGAIN) {
-		err = (int)n;
-		goto out_status;
-	}
-	if (call->nowait) {
+	n = vfs_read_payload(o, a->offset, count, flags, &rd);
+	if (n == -EAGAIN && rq->nowait) {
 		/* On the event loop: the page cache, or a worker later. */
-		n = vfs_read_buf_nowait(o, a->offset, count, &buf, &start,
-					&eof);
-		if (n == -EAGAIN) {
-			call->defer = true;
-			vfs_obj_put(o);
-			goto out_ctx;
-		}
-	} else {
-		n = vfs_read_buf(o, a->offset, count, &buf, &start, &eof);
+		rq->defer = true;
+		vfs_obj_put(o);
+		goto out_ctx;
 	}
 	if (n < 0) {
 		err = (int)n;
+		nfs3_post_op_attr(o, &r->file_attributes);
 		goto out_status;
 	}
-	/* From here the call owns the buffer, sent or not. */
-	call->tail_release = iobuf_release;
-	call->tail_arg = buf;
-	r->data = buf->data + start;
-out_data:
+	/* From here the request owns the data, sent or not. */
 	r->count = (uint32_t)n;
+	r->eof = rd.eof;
+	req_reply_set_payload(rq, &rd.data, (uint32_t)xdr_pad((size_t)n));
 	stats_add_bytes_read((uint64_t)n);
-	r->eof = eof;
+	nfs3_fattr3_from_vfs(&r->file_attributes.attributes, &rd.attr);
+	r->file_attributes.attributes_follow = true;
 out_status:
 	r->status = nfs3_status(NFSPROC3_READ, err);
-	nfs3_post_op_attr(o, &r->file_attributes);
 	vfs_obj_put(o);
 out_ctx:
 	nfs3_ctx_release(&ctx);

@@ -690,8 +690,9 @@ bool nfs3_enc_READLINK3res(struct xdr_buf *x, const void *res)
 }
 
 /**
- * nfs3_enc_READ3res() - RFC 1813 §3.3.6. The data is not copied: it ends
- * the message as the reply tail (borrowed until the reply is sent).
+ * nfs3_enc_READ3res() - RFC 1813 §3.3.6. The data is not copied: the
+ * opaque's length ends the body, and the bytes follow as the reply's
+ * payload (nfs3_proc_read set it, with the XDR padding).
  */
 bool nfs3_enc_READ3res(struct xdr_buf *x, const void *res)
 {
@@ -702,14 +703,8 @@ bool nfs3_enc_READ3res(struct xdr_buf *x, const void *res)
 		return false;
 	if (r->status != NFS3_OK)
 		return true;
-	if (!xdr_enc_u32(x, r->count) || !xdr_enc_bool(x, r->eof))
-		return false;
-	if (!r->count)
-		return xdr_enc_u32(x, 0);
-	if (r->data_in_file)
-		return xdr_enc_opaque_tail_file(x, r->data_fd, r->data_off,
-						r->count);
-	return xdr_enc_opaque_tail(x, r->data, r->count);
+	return xdr_enc_u32(x, r->count) && xdr_enc_bool(x, r->eof) &&
+	       xdr_enc_u32(x, r->count);
 }
 
 /** nfs3_enc_WRITE3res() - RFC 1813 §3.3.7. */

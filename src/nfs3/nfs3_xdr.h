@@ -371,12 +371,9 @@ struct READLINK3res {
 struct READ3res {
 	uint32_t status;
 	struct post_op_attr file_attributes;
-	uint32_t count; /* NFS3_OK only, as are eof and data */
+	uint32_t count; /* NFS3_OK only, as is eof */
 	bool eof;
-	const void *data; /* sent as the reply tail; see call->tail_release */
-	bool data_in_file; /* instead: count bytes at data_off of data_fd */
-	int data_fd;
-	uint64_t data_off;
+	/* data<>: count bytes, the request's reply payload (not copied) */
 };
 
 struct WRITE3res {

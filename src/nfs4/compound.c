@@ -4,10 +4,18 @@
  * check it against the minor version, the session rules and the current
  * filehandle, run it, encode its result, stop at the first error.
  *
- * The reply is built in a buffer of this module (it grows as results are
- * added, up to the request's reply limit) because the RPC layer sizes its
- * reply buffer before knowing the result; nfs4_enc_COMPOUND4res() then
- * hands that buffer to the RPC layer without copying it.
+ * The reply is encoded straight into the request's reply chain (core/
+ * req.h): the RPC layer puts its header in the head room in front once
+ * the compound is done. The body starts in a small segment and continues
+ * in larger ones as results are added, up to the request's reply limit;
+ * nothing already encoded moves, so the status and result count written
+ * first are patched in place at the end. A READ that ends a reply no slot
+ * caches leaves its data as the reply's payload, not copied.
+ *
+ * On the event loop (req.nowait) only the operations of op_inline[] run;
+ * the first other one, or a READ that misses the page cache, defers the
+ * request: its state (struct compound_run) lives in the request's memory,
+ * and the worker that takes it continues at that operation.
  */
 
 #include <stdlib.h>
@@ -15,21 +23,93 @@
 
 #include "core/be.h"
 #include "core/log.h"
+#include "nfs4/attrs.h"
 #include "nfs4/nfs4_int.h"
 #include "nfs4/pseudo.h"
 #include "nfs4/state/state.h"
 
 #define REPLY_START 4096
+/* A READ on the event loop reads at most this much (as NFSv3's). */
+#define NFS4_READ_INLINE_MAX (64 * 1024)
 
-/* The growing reply: RPC_REPLY_HDR_MAX bytes of headroom, then the body
- * (COMPOUND4res) encoded through @x. */
+/*
+ * The reply being built in the request's chain: @x is a cursor over the
+ * open (last) segment, @closed the body bytes in the segments before it;
+ * the whole body stays within @limit bytes.
+ */
 struct compound_reply {
-	struct rpc_call *call;
-	uint8_t *buf;
-	size_t cap;          /* body capacity of @buf */
-	size_t limit;        /* largest body this request may have */
+	struct req *req;
 	struct xdr_buf x;
+	size_t closed;
+	size_t limit;
 };
+
+static size_t reply_used(const struct compound_reply *r)
+{
+	return r->closed + r->x.pos;
+}
+
+/* Begin the body (again): one segment of REPLY_START bytes. */
+static bool reply_start(struct compound_reply *r)
+{
+	size_t cap = REPLY_START < r->limit ? REPLY_START : r->limit;
+	uint8_t *b = req_reply_start(r->req, cap);
+
+	if (!b)
+		return false;
+	xdr_init(&r->x, b, cap);
+	r->closed = 0;
+	return true;
+}
+
+/*
+ * Continue in a new segment twice the open one's size (within the
+ * limit): the open one ends where its cursor is. False when that would
+ * not give more room than is left, or memory or segments run out.
+ */
+static bool reply_grow(struct compound_reply *r)
+{
+	size_t used = reply_used(r), cap;
+	uint8_t *b;
+
+	if (used >= r->limit)
+		return false;
+	cap = r->x.len * 2;
+	if (cap > r->limit - used)
+		cap = r->limit - used;
+	if (cap <= r->x.len - r->x.pos)
+		return false;
+	b = req_reply_extend(r->req, r->x.pos, cap);
+	if (!b)
+		return false;
+	r->closed += r->x.pos;
+	xdr_init(&r->x, b, cap);
+	return true;
+}
+
+static void reply_set_limit(struct compound_reply *r, size_t limit)
+{
+	size_t used = reply_used(r);
+
+	r->limit = limit < used + 8 ? used + 8 : limit;
+	if (r->closed + r->x.len > r->limit)
+		r->x.len = r->limit - r->closed;
+}
+
+/* 4.1 retry: the whole cached COMPOUND4res replaces this reply. */
+static bool reply_replay(struct compound_reply *r, const uint8_t *bytes,
+			 size_t len)
+{
+	uint8_t *b = req_reply_start(r->req, len);
+
+	if (!b)
+		return false;
+	memcpy(b, bytes, len);
+	xdr_init(&r->x, b, len);
+	r->x.pos = len;
+	r->closed = 0;
+	return true;
+}
 
 struct COMPOUND4args {
 	struct nfs4_opaque tag;
@@ -38,49 +118,12 @@ struct COMPOUND4args {
 	struct xdr_buf ops;  /* cursor at argarray[0] */
 };
 
+struct compound_run;
+
 struct COMPOUND4res {
 	uint32_t status;     /* first: RPC_PROC_RES_STATUS statistics */
-	uint8_t *buf;        /* headroom + body, from the call's arena */
-	size_t len;          /* body bytes */
-	struct xdr_buf tail; /* only its tail (xdr_tail_copy) is used */
+	struct compound_run *run; /* kept while the request is deferred */
 };
-
-static bool reply_alloc(struct compound_reply *r, size_t cap)
-{
-	uint8_t *buf;
-
-	if (cap > r->limit)
-		cap = r->limit;
-	buf = rpc_call_alloc(r->call, RPC_REPLY_HDR_MAX + cap);
-	if (!buf)
-		return false;
-	if (r->buf)
-		memcpy(buf + RPC_REPLY_HDR_MAX, r->x.base, r->x.pos);
-	else
-		xdr_init(&r->x, buf + RPC_REPLY_HDR_MAX, cap);
-	r->buf = buf;
-	r->cap = cap;
-	r->x.base = buf + RPC_REPLY_HDR_MAX;
-	r->x.len = cap;
-	return true;
-}
-
-/* Double the buffer (up to the limit); false when it cannot grow. */
-static bool reply_grow(struct compound_reply *r)
-{
-	if (r->cap >= r->limit)
-		return false;
-	return reply_alloc(r, r->cap * 2);
-}
-
-static void reply_set_limit(struct compound_reply *r, size_t limit)
-{
-	r->limit = limit < r->x.pos + 8 ? r->x.pos + 8 : limit;
-	if (r->cap > r->limit) {
-		r->cap = r->limit;
-		r->x.len = r->limit;
-	}
-}
 
 /* ---- filehandles ---- */
 
@@ -154,7 +197,42 @@ struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c)
 
 static const struct sockaddr *peer_of(const struct nfs4_compound *c)
 {
-	return (const struct sockaddr *)&c->call->peer;
+	return rpc_call_peer(c->call);
+}
+
+/*
+ * Admit the caller to export @e (export_admit: client match, secure port,
+ * squash, credentials applied now): NFS4_OK and *@opts, @refused for a
+ * client the export does not admit, WRONGSEC for `secure` from an
+ * unprivileged port, SERVERFAULT when the credentials could not be set.
+ */
+static uint32_t compound_admit(struct nfs4_compound *c, struct export *e,
+			       uint32_t refused, const struct export_opts **opts)
+{
+	const struct rpc_cred *rc = &c->call->cred;
+	struct export_identity id = {
+		.anonymous = rc->flavor != AUTH_SYS,
+		.uid = rc->uid,
+		.gid = rc->gid,
+		.ngroups = rc->ngids,
+		.groups = rc->gids,
+	};
+	struct export_access acc;
+	int err;
+
+	c->cred_for = NULL;
+	err = export_admit(e, peer_of(c), c->call->req->peer_privileged, &id,
+			   &acc);
+	if (err == -EACCES)
+		return refused;
+	if (err == -EPERM)
+		return NFS4ERR_WRONGSEC;
+	if (err)
+		return NFS4ERR_SERVERFAULT;
+	c->cred_for = acc.opts;
+	c->cred = acc.cred;
+	*opts = acc.opts;
+	return NFS4_OK;
 }
 
 /** nfs4_fh_set_export_root() - cross a junction; see nfs4_int.h. */
@@ -163,13 +241,14 @@ uint32_t nfs4_fh_set_export_root(struct nfs4_compound *c, uint32_t op,
 {
 	const struct export_opts *opts;
 	struct vfs_obj *root;
+	uint32_t st;
 	int err;
 
-	opts = export_match_client(e, peer_of(c));
-	if (!opts || !e->vex)
+	if (!e->vex)
 		return NFS4ERR_NOENT;
-	if (opts->secure && !c->call->peer_privileged)
-		return NFS4ERR_WRONGSEC;
+	st = compound_admit(c, e, NFS4ERR_NOENT, &opts);
+	if (st != NFS4_OK)
+		return st;
 	err = vfs_obj_root(e->vex, &root);
 	if (err)
 		return nfs4_status(op, err);
@@ -185,7 +264,7 @@ uint32_t nfs4_fh_put_wire(struct nfs4_compound *c, const struct nfs_fh4 *wire)
 	struct nfs4_pseudo *p;
 	struct vfs_obj *obj;
 	struct export *e;
-	uint32_t id;
+	uint32_t id, st;
 	int err;
 
 	if (!c->exports)
@@ -210,11 +289,9 @@ uint32_t nfs4_fh_put_wire(struct nfs4_compound *c, const struct nfs_fh4 *wire)
 	if (!e || !e->vex)
 		return NFS4ERR_STALE;
 	/* A client the export does not admit learns nothing: STALE. */
-	opts = export_match_client(e, peer_of(c));
-	if (!opts)
-		return NFS4ERR_STALE;
-	if (opts->secure && !c->call->peer_privileged)
-		return NFS4ERR_WRONGSEC;
+	st = compound_admit(c, e, NFS4ERR_STALE, &opts);
+	if (st != NFS4_OK)
+		return st;
 	err = vfs_obj_from_fh(e->vex, wire->data, wire->len, &obj);
 	if (err)
 		return nfs4_status(OP_PUTFH, err);
@@ -230,34 +307,38 @@ uint32_t nfs4_compound_room(const struct nfs4_compound *c)
 
 /* ---- credentials ---- */
 
-/*
- * The caller's identity as the current filehandle's export maps it
- * (squash). Without an export filehandle (none, or a pseudo node) no
- * export file can be reached, and what runs is the server's own work
- * (pseudo-fs answers, client records in the state directory): the
- * server's identity. Recomputed only when the current fh moves to other
- * export options.
- */
-static void compound_cred(struct nfs4_compound *c,
-			  const struct export_opts **last)
-{
-	const struct export_opts *o = NULL;
-	const struct rpc_cred *rc = &c->call->cred;
+/* The server's own identity (uid 0, no groups); its cred_for marker. */
+static const struct vfs_cred server_cred;
+static const char server_cred_for;
 
-	if (c->cur.set && !c->cur.pseudo)
-		o = c->cur.opts;
-	if (o == *last && *last)
-		return;
-	if (o) {
-		export_map_cred(o, rc->flavor != AUTH_SYS, rc->uid, rc->gid,
-				rc->ngids, rc->gids, &c->cred);
-	} else {
-		memset(&c->cred, 0, sizeof(c->cred));
+/*
+ * Before each operation: the caller's identity as the current
+ * filehandle's export admits it (export_admit: squash), applied to this
+ * thread. Without an export filehandle (none, or a pseudo node) no export
+ * file can be reached, and what runs is the server's own work (pseudo-fs
+ * answers, client records in the state directory): the server's identity.
+ * Done again only when the filehandle moves to other export options (or
+ * another thread continues the request). Fails closed: SERVERFAULT, and
+ * the operation does not run, when credentials cannot be applied.
+ */
+static uint32_t compound_cred(struct nfs4_compound *c)
+{
+	const struct export_opts *opts;
+
+	if (c->cur.set && !c->cur.pseudo) {
+		if (c->cred_for == c->cur.opts)
+			return NFS4_OK;
+		/* The export table is held: its answer has not changed. */
+		return compound_admit(c, c->cur.export, NFS4ERR_ACCESS, &opts);
 	}
-	if (vfs_cred_set(&c->cred) < 0)
-		log_warn("nfs4: cannot set credentials %u:%u", c->cred.uid,
-			 c->cred.gid);
-	*last = o;
+	if (c->cred_for == &server_cred_for)
+		return NFS4_OK;
+	c->cred_for = NULL;
+	c->cred = server_cred;
+	if (export_cred_apply(&server_cred) < 0)
+		return NFS4ERR_SERVERFAULT;
+	c->cred_for = &server_cred_for;
+	return NFS4_OK;
 }
 
 /* ---- the loop ---- */
@@ -281,16 +362,57 @@ static bool opnum_defined(uint32_t opnum, uint32_t minor)
 	return opnum >= OP_ACCESS && minor <= 2 && opnum <= last_op[minor];
 }
 
+/*
+ * Operations that may run on the event loop (DESIGN.md §3): in-memory
+ * state, cached metadata, and READ from the page cache (it defers when
+ * the data is not there). The RPC layer asks first (nfs4_inline_COMPOUND4
+ * args); the loop checks again before each operation, so a compound is
+ * never wrong, only deferred.
+ */
+static const bool op_inline[OP_CLONE + 1] = {
+	[OP_ACCESS] = true,
+	[OP_GETATTR] = true,
+	[OP_GETFH] = true,
+	[OP_LOOKUP] = true,
+	[OP_LOOKUPP] = true,
+	[OP_NVERIFY] = true,
+	[OP_PUTFH] = true,
+	[OP_PUTPUBFH] = true,
+	[OP_PUTROOTFH] = true,
+	[OP_READ] = true,
+	[OP_READLINK] = true,
+	[OP_RENEW] = true,
+	[OP_RESTOREFH] = true,
+	[OP_SAVEFH] = true,
+	[OP_VERIFY] = true,
+	[OP_SEQUENCE] = true,
+};
+
+/*
+ * The evaluation of one COMPOUND, in the request's memory so that a
+ * deferred request continues where it stopped (at operation @i, whose
+ * arguments start at @op_pos of the argarray cursor).
+ */
 struct compound_run {
-	struct nfs4_compound *c;
-	struct compound_reply *r;
-	struct xdr_buf *ops;         /* the request's argarray cursor */
-	const struct export_opts *cred_opts;
+	struct nfs4_compound c;
+	struct compound_reply r;
+	struct xdr_buf ops;          /* the request's argarray cursor */
+	size_t op_pos;               /* where operation @i starts in @ops */
+	uint8_t *status_p;           /* COMPOUND4res status, then ... */
+	uint8_t *count_p;            /* ... resarray count (segment 0) */
+	uint32_t i;
 	uint32_t status;
 	uint32_t nres;
 	bool seq_ok;
 	bool done;
+	bool started;                /* the export table was taken */
 };
+
+/* The reply cannot hold more: the error of the minor version. */
+static uint32_t too_big(const struct compound_run *run)
+{
+	return run->c.minorversion ? NFS4ERR_REP_TOO_BIG : NFS4ERR_RESOURCE;
+}
 
 /*
  * An op that ends the compound with @status before it ran (or with no
@@ -302,13 +424,15 @@ static void result_error(struct compound_run *run, uint32_t resop,
 			 uint32_t status)
 {
 	const struct nfs4_op *op = op_lookup(resop);
-	struct xdr_buf *x = &run->r->x;
+	struct xdr_buf *x = &run->r.x;
 	void *res = NULL;
 
 	run->status = status;
 	run->done = true;
+	/* Whatever an operation attached to the reply goes with it. */
+	req_reply_drop_payload(run->r.req);
 	if (op && op->encode && op->encode_err && op->res_size)
-		res = rpc_call_alloc(run->c->call, op->res_size);
+		res = rpc_call_alloc(run->c.call, op->res_size);
 	for (;;) {
 		size_t start = x->pos;
 		bool ok = xdr_enc_u32(x, resop) && xdr_enc_u32(x, status);
@@ -320,11 +444,10 @@ static void result_error(struct compound_run *run, uint32_t resop,
 			return;
 		}
 		x->pos = start;
-		if (!reply_grow(run->r))
+		if (!reply_grow(&run->r))
 			break;
 	}
-	run->status = run->c->minorversion ? NFS4ERR_REP_TOO_BIG
-					   : NFS4ERR_RESOURCE;
+	run->status = too_big(run);
 }
 
 /* The pre-checks of RFC 8881 §16.2.3 / §2.10.6.x before running @op. */
@@ -353,8 +476,8 @@ static uint32_t op_precheck(struct nfs4_compound *c, uint32_t opnum,
 /* Copy a 4.0 seqid replay's cached result (status + body) verbatim. */
 static void result_op_replay(struct compound_run *run, uint32_t opnum)
 {
-	struct nfs4_compound *c = run->c;
-	struct xdr_buf *x = &run->r->x;
+	struct nfs4_compound *c = &run->c;
+	struct xdr_buf *x = &run->r.x;
 	uint32_t st;
 
 	if (c->op_replay_len < 4) {
@@ -369,10 +492,8 @@ static void result_op_replay(struct compound_run *run, uint32_t opnum)
 		    xdr_enc_opaque_fixed(x, c->op_replay, c->op_replay_len))
 			break;
 		x->pos = start;
-		if (!reply_grow(run->r)) {
-			result_error(run, opnum,
-				     c->minorversion ? NFS4ERR_REP_TOO_BIG
-						     : NFS4ERR_RESOURCE);
+		if (!reply_grow(&run->r)) {
+			result_error(run, opnum, too_big(run));
 			goto out;
 		}
 	}
@@ -390,7 +511,7 @@ static bool result_encode(struct compound_run *run, uint32_t opnum,
 			  const struct nfs4_op *op, uint32_t status,
 			  const void *res)
 {
-	struct xdr_buf *x = &run->r->x;
+	struct xdr_buf *x = &run->r.x;
 
 	for (;;) {
 		size_t start = x->pos;
@@ -400,22 +521,26 @@ static bool result_encode(struct compound_run *run, uint32_t opnum,
 			ok = op->encode(x, status, res);
 		if (ok) {
 			if (op->cache)
-				op->cache(run->c, res, x->base + start + 4,
+				op->cache(&run->c, res, x->base + start + 4,
 					  x->pos - start - 4);
 			return true;
 		}
 		x->pos = start;
-		xdr_tail_clear(x);
-		if (!reply_grow(run->r))
+		if (!reply_grow(&run->r))
 			return false;
 	}
 }
 
-static void run_op(struct compound_run *run, uint32_t opnum,
-		   const struct nfs4_op *op)
+enum step {
+	STEP_NEXT,
+	STEP_DEFER,   /* stopped before operation run->i: continue later */
+};
+
+static enum step run_op(struct compound_run *run, uint32_t opnum,
+			const struct nfs4_op *op)
 {
-	struct nfs4_compound *c = run->c;
-	struct compound_reply *r = run->r;
+	struct nfs4_compound *c = &run->c;
+	struct req *rq = c->call->req;
 	void *args = NULL, *res = NULL;
 	uint32_t status;
 	size_t room;
@@ -424,39 +549,52 @@ static void run_op(struct compound_run *run, uint32_t opnum,
 		args = rpc_call_alloc(c->call, op->args_size);
 		if (!args) {
 			result_error(run, opnum, NFS4ERR_DELAY);
-			return;
+			return STEP_NEXT;
 		}
 	}
 	/* Arguments are decoded before any check: a malformed op is BADXDR
 	 * whatever else is wrong with it. */
-	if (op->decode && !op->decode(run->ops, args)) {
+	if (op->decode && !op->decode(&run->ops, args)) {
 		result_error(run, opnum, NFS4ERR_BADXDR);
-		return;
+		return STEP_NEXT;
 	}
 	status = op_precheck(c, opnum, op);
 	if (status != NFS4_OK) {
 		result_error(run, opnum, status);
-		return;
+		return STEP_NEXT;
 	}
 	if (op->res_size) {
 		res = rpc_call_alloc(c->call, op->res_size);
 		if (!res) {
 			result_error(run, opnum, NFS4ERR_DELAY);
-			return;
+			return STEP_NEXT;
 		}
 	}
-	compound_cred(c, &run->cred_opts);
-	room = r->limit > r->x.pos + 8 ? r->limit - r->x.pos - 8 : 0;
+	status = compound_cred(c);
+	if (status != NFS4_OK) {
+		result_error(run, opnum, status);
+		return STEP_NEXT;
+	}
+	room = run->r.limit > reply_used(&run->r) + 8
+		       ? run->r.limit - reply_used(&run->r) - 8
+		       : 0;
 	c->reply_room = room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+	rq->defer = false;
 	status = op->handle(c, args, res);
+	if (rq->defer && rq->nowait) {
+		/* It would block (a READ missing the page cache): undo
+		 * nothing, it did nothing; run it again on a worker. */
+		if (op->release)
+			op->release(c, res);
+		return STEP_DEFER;
+	}
+	rq->defer = false;
 	if (c->op_replay) {
 		result_op_replay(run, opnum);
 		goto out_release;
 	}
 	if (!result_encode(run, opnum, op, status, res)) {
-		result_error(run, opnum,
-			     c->minorversion ? NFS4ERR_REP_TOO_BIG
-					     : NFS4ERR_RESOURCE);
+		result_error(run, opnum, too_big(run));
 		goto out_release;
 	}
 	run->nres++;
@@ -468,36 +606,40 @@ static void run_op(struct compound_run *run, uint32_t opnum,
 out_release:
 	if (op->release)
 		op->release(c, res);
+	return STEP_NEXT;
 }
 
 /* One step of the loop: the next opnum, and what to do with it. */
-static void compound_step(struct compound_run *run)
+static enum step compound_step(struct compound_run *run)
 {
-	struct nfs4_compound *c = run->c;
+	struct nfs4_compound *c = &run->c;
 	const struct nfs4_op *op;
 	uint32_t opnum;
 
-	if (!xdr_dec_u32(run->ops, &opnum)) {
+	run->op_pos = run->ops.pos;
+	if (!xdr_dec_u32(&run->ops, &opnum)) {
 		/* argarray shorter than numops: nothing to answer it with
 		 * but the compound status */
 		run->status = NFS4ERR_BADXDR;
 		run->done = true;
-		return;
+		return STEP_NEXT;
 	}
 	/* RFC 8881 §15.2 / RFC 7530 §15.2: an opnum unknown to this minor
 	 * version is OP_ILLEGAL, answered as OP_ILLEGAL. */
 	if (!opnum_defined(opnum, c->minorversion)) {
 		result_error(run, OP_ILLEGAL, NFS4ERR_OP_ILLEGAL);
-		return;
+		return STEP_NEXT;
 	}
+	if (c->call->req->nowait && !op_inline[opnum])
+		return STEP_DEFER;
 	op = op_lookup(opnum);
 	if (!op || !op->handle) {
 		/* known but not implemented: its arguments cannot be skipped
 		 * without decoding, and NOTSUPP ends the compound anyway */
 		result_error(run, opnum, NFS4ERR_NOTSUPP);
-		return;
+		return STEP_NEXT;
 	}
-	run_op(run, opnum, op);
+	return run_op(run, opnum, op);
 }
 
 /*
@@ -511,22 +653,6 @@ static size_t session_limit(const struct nfs4_compound *c)
 	if (c->resp_max - RPC_REPLY_HDR_MAX > NFS4_REPLY_MAX)
 		return NFS4_REPLY_MAX;
 	return c->resp_max - RPC_REPLY_HDR_MAX;
-}
-
-/* 4.1 retry: the whole cached COMPOUND4res replaces this reply. */
-static bool reply_replay(struct compound_reply *r, const uint8_t *bytes,
-			 size_t len)
-{
-	uint8_t *buf = rpc_call_alloc(r->call, RPC_REPLY_HDR_MAX + len);
-
-	if (!buf)
-		return false;
-	memcpy(buf + RPC_REPLY_HDR_MAX, bytes, len);
-	r->buf = buf;
-	r->cap = len;
-	xdr_init(&r->x, buf + RPC_REPLY_HDR_MAX, len);
-	r->x.pos = len;
-	return true;
 }
 
 static bool nfs4_dec_COMPOUND4args(struct xdr_buf *x, void *args)
@@ -551,108 +677,208 @@ static void compound_release(struct nfs4_compound *c)
 }
 
 /*
+ * Offer the slot the reply it keeps for a retry (RFC 8881 §2.10.6.1): the
+ * whole COMPOUND4res, contiguous. A reply with a payload (a READ's data)
+ * is offered no bytes, only its size: READ leaves its data as a payload
+ * only when the client asked for no caching and the data alone is above
+ * NFS4_READ_TAIL_MIN, more than the slot keeps unasked.
+ */
+static void compound_slot_cache(struct compound_run *run)
+{
+	struct req *rq = run->r.req;
+	size_t len = req_reply_len(rq);
+	uint8_t *flat = NULL;
+
+	if (rq->reply.payload.kind != PAYLOAD_NONE) {
+		nfs4_sequence_cache(&run->c, NULL, len);
+		return;
+	}
+	if (rq->reply.nseg == 1) {
+		nfs4_sequence_cache(&run->c, rq->reply.seg[0].iov_base, len);
+		return;
+	}
+	flat = req_alloc_raw(rq, len);
+	if (flat && req_reply_copy(rq, 0, flat, len) != (ssize_t)len)
+		flat = NULL;
+	nfs4_sequence_cache(&run->c, flat, len);
+}
+
+/* Set up the evaluation of @a in the request's memory; NULL on ENOMEM. */
+static struct compound_run *compound_begin(struct rpc_call *call,
+					   const struct COMPOUND4args *a)
+{
+	struct compound_run *run = rpc_call_alloc(call, sizeof(*run));
+	struct compound_reply *r;
+
+	if (!run)
+		return NULL;
+	r = &run->r;
+	r->req = call->req;
+	r->limit = NFS4_REPLY_MAX;
+	run->c.call = call;
+	run->ops = a->ops;
+	if (!reply_start(r))
+		return NULL;
+	/* the tag is at most NFS4_TAG_MAX, far below REPLY_START */
+	run->status_p = r->x.base + r->x.pos;
+	if (!xdr_enc_u32(&r->x, NFS4_OK) ||
+	    !xdr_enc_opaque(&r->x, a->tag.data, a->tag.len))
+		return NULL;
+	run->count_p = r->x.base + r->x.pos;
+	if (!xdr_enc_u32(&r->x, 0))
+		return NULL;
+	run->c.minorversion = a->minorversion;
+	run->c.numops = a->numops;
+	if (a->minorversion > 2) {
+		run->status = NFS4ERR_MINOR_VERS_MISMATCH;
+		run->done = true;
+	} else if (a->numops > nfs4_compound_max_ops()) {
+		run->status = a->minorversion ? NFS4ERR_TOO_MANY_OPS
+					      : NFS4ERR_RESOURCE;
+		run->done = true;
+	}
+	return run;
+}
+
+/*
  * nfs4_proc_compound() - RFC 8881 §16.2.3: evaluate the operations in
- * order, stopping at the first that fails. Everything taken for the
- * request (filehandle references, the export table, the pseudo-fs) is
- * given back before return; the reply lives in the call's arena.
+ * order, stopping at the first that fails, encoding into the request's
+ * reply chain (RPC_PROC_OWN_REPLY). On the event loop it may defer
+ * (req.defer) and is called again on a worker with the same @res, whose
+ * run continues. Everything taken for the request (filehandle references,
+ * the export table, the pseudo-fs) is given back before the final return.
  */
 static void nfs4_proc_compound(struct rpc_call *call, const void *args,
 			       void *res)
 {
 	const struct COMPOUND4args *a = args;
 	struct COMPOUND4res *out = res;
-	struct compound_reply r = {.call = call, .limit = NFS4_REPLY_MAX};
-	struct nfs4_compound c = {.call = call};
-	struct compound_run run = {.c = &c, .r = &r};
-	struct xdr_buf ops = a->ops;
-	size_t status_pos, count_pos;
-	bool started = false;
-	uint32_t i;
+	struct compound_run *run = out->run;
+	struct nfs4_compound *c;
 
-	if (!reply_alloc(&r, REPLY_START))
-		return;
-	run.ops = &ops;
-	status_pos = r.x.pos;
-	/* the tag is at most NFS4_TAG_MAX, far below REPLY_START */
-	if (!xdr_enc_u32(&r.x, NFS4_OK) ||
-	    !xdr_enc_opaque(&r.x, a->tag.data, a->tag.len))
-		return;
-	count_pos = r.x.pos;
-	if (!xdr_enc_u32(&r.x, 0))
-		return;
-
-	c.minorversion = a->minorversion;
-	c.numops = a->numops;
-	if (a->minorversion > 2) {
-		run.status = NFS4ERR_MINOR_VERS_MISMATCH;
-		goto out_patch;
+	if (!run) {
+		run = out->run = compound_begin(call, a);
+		if (!run) {
+			/* No reply could be begun: the RPC layer drops it. */
+			req_reply_start(call->req, 0);
+			call->req->reply.nseg = 0;
+			out->status = NFS4ERR_DELAY;
+			return;
+		}
+	} else {
+		/* Continued on another thread: no credentials applied. */
+		run->c.cred_for = NULL;
 	}
-	if (a->numops > nfs4_compound_max_ops()) {
-		run.status = a->minorversion ? NFS4ERR_TOO_MANY_OPS
-					     : NFS4ERR_RESOURCE;
-		goto out_patch;
+	c = &run->c;
+	if (!run->done && !run->started) {
+		c->exports = export_table_current();
+		run->started = true;
 	}
-	c.exports = export_table_current();
-	started = true;
-	run.cred_opts = NULL;
-	for (i = 0; i < a->numops && !run.done; i++) {
-		c.opindex = i;
-		compound_step(&run);
-		if (i == 0 && run.seq_ok) {
-			if (c.replay) {
-				if (!reply_replay(&r, c.replay, c.replay_len))
-					run.status = NFS4ERR_DELAY;
+	for (; run->i < c->numops && !run->done; run->i++) {
+		c->opindex = run->i;
+		if (compound_step(run) == STEP_DEFER) {
+			run->ops.pos = run->op_pos;
+			call->req->defer = true;
+			return;
+		}
+		if (run->i == 0 && run->seq_ok) {
+			if (c->replay) {
+				if (!reply_replay(&run->r, c->replay,
+						  c->replay_len))
+					run->status = NFS4ERR_DELAY;
 				goto out_end;
 			}
-			reply_set_limit(&r, session_limit(&c));
+			reply_set_limit(&run->r, session_limit(c));
 		}
 	}
-out_patch:
-	put_be32(r.x.base + status_pos, run.status);
-	put_be32(r.x.base + count_pos, run.nres);
-	if (run.seq_ok) {
-		/*
-		 * A reply whose READ data is a tail is not contiguous and
-		 * cannot be cached: READ sends a tail only when the client
-		 * asked for no caching and the data alone is above
-		 * NFS4_READ_TAIL_MIN (more than the slot keeps unasked), and
-		 * the slot is offered no bytes (NULL), only the size.
-		 */
-		if (xdr_has_tail(&r.x))
-			nfs4_sequence_cache(&c, NULL,
-					    r.x.pos + r.x.tail_len +
-						    r.x.tail_pad);
-		else
-			nfs4_sequence_cache(&c, r.x.base, r.x.pos);
-	}
+	put_be32(run->status_p, run->status);
+	put_be32(run->count_p, run->nres);
+	req_reply_used(call->req, run->r.x.pos);
+	if (run->seq_ok)
+		compound_slot_cache(run);
 out_end:
-	if (started)
-		nfs4_compound_end(&c);
-	compound_release(&c);
-	out->status = run.status;
-	out->buf = r.buf;
-	out->len = r.x.pos;
-	xdr_tail_copy(&out->tail, &r.x);
+	req_reply_used(call->req, run->r.x.pos);
+	if (run->started)
+		nfs4_compound_end(c);
+	compound_release(c);
+	out->status = run->status;
 }
 
 /*
- * The RPC layer has encoded the reply header into its own small buffer;
- * move it into the headroom in front of our body and make our buffer the
- * reply (no copy of the body).
+ * rpc_proc.inline_ok of COMPOUND: whether every operation is one the
+ * event loop may run (op_inline[]; a READ of at most NFS4_READ_INLINE_MAX,
+ * a GETATTR that needs no user-name mapping), from a peek at the first
+ * few. Never trusted: the loop checks each operation again.
  */
-static bool nfs4_enc_COMPOUND4res(struct xdr_buf *x, const void *res)
+static bool nfs4_inline_COMPOUND4args(const uint8_t *args, size_t len)
 {
-	const struct COMPOUND4res *r = res;
-	uint8_t *start;
+	uint32_t minor, numops, opnum, i, n, w, count;
+	const uint8_t *p;
+	struct xdr_buf x;
 
-	if (!r->buf || x->pos > RPC_REPLY_HDR_MAX)
+	xdr_init(&x, (uint8_t *)args, len);
+	if (!xdr_dec_opaque_ref(&x, &p, &n, NFS4_TAG_MAX) ||
+	    !xdr_dec_u32(&x, &minor) || !xdr_dec_u32(&x, &numops) ||
+	    minor > 2 || !numops || numops > 8)
 		return false;
-	start = r->buf + RPC_REPLY_HDR_MAX - x->pos;
-	memmove(start, x->base, x->pos);
-	x->base = start;
-	x->len = x->pos + r->len;
-	x->pos = x->len;
-	xdr_tail_copy(x, &r->tail);
+	for (i = 0; i < numops; i++) {
+		if (!xdr_dec_u32(&x, &opnum) || opnum > OP_CLONE ||
+		    !op_inline[opnum])
+			return false;
+		switch (opnum) {
+		case OP_SEQUENCE:
+			/* sessionid, sequenceid, slotid, highest, cachethis */
+			if (!xdr_inline(&x, NFS4_SESSIONID_SIZE + 16))
+				return false;
+			break;
+		case OP_PUTFH:
+			if (!xdr_dec_opaque_ref(&x, &p, &n, NFS4_FHSIZE))
+				return false;
+			break;
+		case OP_LOOKUP:
+			if (!xdr_dec_opaque_ref(&x, &p, &n, NFS4_OPAQUE_LIMIT))
+				return false;
+			break;
+		case OP_ACCESS:
+			if (!xdr_inline(&x, 4))
+				return false;
+			break;
+		case OP_RENEW:
+			if (!xdr_inline(&x, 8))
+				return false;
+			break;
+		case OP_READ:
+			if (!xdr_inline(&x, 4 + NFS4_OTHER_SIZE + 8) ||
+			    !xdr_dec_u32(&x, &count) ||
+			    count > NFS4_READ_INLINE_MAX)
+				return false;
+			break;
+		case OP_GETATTR:
+			/* Owner names may need a user database: a worker. */
+			if (!xdr_dec_u32(&x, &n) || n > NFS4_BITMAP_WORDS)
+				return false;
+			for (w = 0; w < n; w++) {
+				if (!xdr_dec_u32(&x, &count))
+					return false;
+				if (w == 1 && nfs4_config_get()->domain &&
+				    (count & (1u << (FATTR4_OWNER - 32) |
+					      1u << (FATTR4_OWNER_GROUP - 32))))
+					return false;
+			}
+			break;
+		case OP_GETFH:
+		case OP_LOOKUPP:
+		case OP_PUTPUBFH:
+		case OP_PUTROOTFH:
+		case OP_READLINK:
+		case OP_RESTOREFH:
+		case OP_SAVEFH:
+			break;
+		default:
+			/* VERIFY/NVERIFY carry attributes: not worth it. */
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -713,7 +939,7 @@ static const struct rpc_proc nfs4_procs[] = {
 		.handle = NULL,
 		.encode = NULL,
 		.release = NULL,
-		.flags = 0,
+		.flags = RPC_PROC_INLINE,
 		.max_reply = 4,
 	},
 	[1] = {
@@ -722,11 +948,13 @@ static const struct rpc_proc nfs4_procs[] = {
 		.res_size = sizeof(struct COMPOUND4res),
 		.decode = nfs4_dec_COMPOUND4args,
 		.handle = nfs4_proc_compound,
-		.encode = nfs4_enc_COMPOUND4res,
+		.encode = NULL,
 		.release = NULL,
-		.flags = RPC_PROC_RES_STATUS,
-		/* only the RPC header goes into the RPC layer's buffer */
-		.max_reply = 4,
+		/* The body is encoded into the reply chain as it runs. */
+		.flags = RPC_PROC_RES_STATUS | RPC_PROC_OWN_REPLY |
+			 RPC_PROC_INLINE,
+		.max_reply = 0,
+		.inline_ok = nfs4_inline_COMPOUND4args,
 		.payload_align = nfs4_align_COMPOUND4args,
 	},
 };

@@ -8,7 +8,8 @@
  *
  * Each operation is one row: decode its arguments from the request, run,
  * encode status + result into the reply. The loop stops at the first
- * error. All memory for args/results comes from rpc_call_alloc().
+ * error. All memory for args/results comes from rpc_call_alloc(), the
+ * request's arena.
  */
 
 #include <stdbool.h>
@@ -44,7 +45,11 @@ struct nfs4_compound {
 	struct export_table *exports;     /* reference held for the request */
 	struct nfs4_fh cur;
 	struct nfs4_fh saved;
-	struct vfs_cred cred;             /* after the current export's squash */
+	/* The credentials in force on this thread (export_admit's squash of
+	 * the caller, or the server's identity) and the export options they
+	 * were admitted for (NULL: none applied yet on this thread). */
+	struct vfs_cred cred;
+	const void *cred_for;
 	/* 4.1+: set by SEQUENCE */
 	struct nfs4_session *session;
 	struct nfs4_slot *slot;
@@ -60,9 +65,8 @@ struct nfs4_compound {
 	 * (status + body), copied verbatim into the reply */
 	const uint8_t *op_replay;
 	size_t op_replay_len;
-	/* N1 additions: the pseudo-fs of @exports (nfs4_compound_pseudo)
-	 * and the reply bytes left for the running op's result body
-	 * (nfs4_compound_room) */
+	/* the pseudo-fs of @exports (nfs4_compound_pseudo) and the reply
+	 * bytes left for the running op's result body (nfs4_compound_room) */
 	struct nfs4_pseudo *pseudo;
 	uint32_t reply_room;
 };

@@ -269,11 +269,10 @@ bool nfs4_enc_READ4resok(struct xdr_buf *x, uint32_t st, const void *res)
 
 	if (!xdr_enc_bool(x, r->eof))
 		return false;
-	if (r->as_tail && r->in_file)
-		return xdr_enc_opaque_tail_file(x, r->fd, r->off, r->len);
-	if (r->as_tail)
-		return xdr_enc_opaque_tail(x, r->data, r->len);
-	return xdr_enc_opaque(x, r->data, r->len);
+	/* data<>: as the reply's payload, only its length here */
+	if (r->in_payload)
+		return xdr_enc_u32(x, r->len);
+	return xdr_enc_opaque(x, r->data.data, r->len);
 }
 
 bool nfs4_dec_READDIR4args(struct xdr_buf *x, void *args)

@@ -108,18 +108,14 @@ struct READ4args {
 struct READ4resok {
 	bool eof;
 	uint32_t len;
-	void *data;          /* malloc'd buffer holding the data, */
-	bool in_file;        /* or (as a tail only) len bytes at @off of @fd */
-	int fd;
-	uint64_t off;
-	bool as_tail;        /* last op of an uncached reply: send as tail */
-	struct rpc_call *call;
 	/*
-	 * What keeps the data alive (@data itself, or the object whose file
-	 * @fd is): passed to the call with the tail, else freed by release.
+	 * The data, owned by the result until the op's release: copied into
+	 * the body by the encoder, unless @in_payload (the last op of a
+	 * reply no slot caches): then the request owns it as the reply's
+	 * payload and the encoder writes only its length.
 	 */
-	void *owned;
-	void (*owned_free)(void *);
+	struct payload data;
+	bool in_payload;
 };
 
 struct READDIR4args {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * READ_PLUS (RFC 7862 §15.10): READ that returns holes as holes. The
- * range is walked with SEEK_DATA/SEEK_HOLE; each data extent is read and
- * returned as an NFS4_CONTENT_DATA segment, each hole as an
+ * range is walked with SEEK_DATA/SEEK_HOLE; each data extent is read
+ * (through the vfs's one read entry, into a pooled buffer the result
+ * holds until the reply is encoded) and returned as an
+ * NFS4_CONTENT_DATA segment, each hole as an
  * NFS4_CONTENT_HOLE segment (offset and length, no bytes). Segments are
  * clipped to the requested range and the end of the file, and a reply
  * holds at most READ_PLUS_MAX_SEGS of them within the room the COMPOUND
@@ -30,8 +32,8 @@ struct READ_PLUS4args {
 	uint32_t rpa_count;
 };
 
-/* read_plus_content: data4 or data_info4 (hole); @data borrows the
- * call's arena for DATA segments. */
+/* read_plus_content: data4 or data_info4 (hole); @data points into the
+ * segment's buffer (struct read_plus_res4's bufs). */
 struct read_plus_content {
 	uint32_t rpc_content; /* data_content4 */
 	uint64_t offset;
@@ -43,6 +45,8 @@ struct read_plus_res4 {
 	bool rpr_eof;
 	uint32_t nsegs;
 	struct read_plus_content segs[READ_PLUS_MAX_SEGS];
+	uint32_t nbufs;
+	struct payload bufs[READ_PLUS_MAX_SEGS]; /* owned; released after */
 };
 
 static bool nfs4_dec_READ_PLUS4args(struct xdr_buf *x, void *p)
@@ -88,17 +92,16 @@ static void read_plus_seg(struct read_plus_res4 *r, uint32_t type, uint64_t off,
 }
 
 /*
- * Fill @r with the segments of [@off, @end) of @o, reading data into
- * @buf, with at most @room bytes of encoded segments. Returns the offset
- * reached and the file size seen last in *@size, or -errno when nothing
- * could be read at all.
+ * Fill @r with the segments of [@off, @end) of @o, with at most @room
+ * bytes of encoded segments. Returns the offset reached and the file size
+ * seen last in *@size, or -errno when nothing could be read at all.
  */
 static int64_t read_plus_walk(struct vfs_obj *o, uint64_t off, uint64_t end,
-			      uint8_t *buf, uint64_t room,
-			      struct read_plus_res4 *r, uint64_t *size)
+			      uint64_t room, struct read_plus_res4 *r,
+			      uint64_t *size)
 {
-	uint64_t pos = off, used = 0, data, hole, want;
-	bool eof;
+	uint64_t pos = off, data, hole, want;
+	struct vfs_read_res rd;
 	int ret;
 
 	while (pos < end && r->nsegs < READ_PLUS_MAX_SEGS) {
@@ -133,14 +136,14 @@ static int64_t read_plus_walk(struct vfs_obj *o, uint64_t off, uint64_t end,
 		want = hole - pos;
 		if (want > room - READ_PLUS_DATA_OVERHEAD)
 			want = room - READ_PLUS_DATA_OVERHEAD;
-		n = vfs_read(o, pos, buf + used, (size_t)want, &eof);
+		n = vfs_read_payload(o, pos, (size_t)want, 0, &rd);
 		if (n < 0)
 			return r->nsegs ? (int64_t)pos : n;
 		if (n == 0)
 			break;
+		r->bufs[r->nbufs++] = rd.data;
 		read_plus_seg(r, NFS4_CONTENT_DATA, pos, (uint64_t)n,
-			      buf + used);
-		used += (uint64_t)n;
+			      rd.data.data);
 		pos += (uint64_t)n;
 		room -= READ_PLUS_DATA_OVERHEAD + (uint64_t)n;
 		if ((uint64_t)n < want)
@@ -163,7 +166,6 @@ static uint32_t nfs4_op_read_plus(struct nfs4_compound *c, void *args,
 	uint64_t count = a->rpa_count, end, size = 0, pos, room;
 	struct vfs_attr attr;
 	struct vfs_obj *o;
-	uint8_t *buf;
 	int64_t got;
 	uint32_t st;
 	int ret;
@@ -189,15 +191,23 @@ static uint32_t nfs4_op_read_plus(struct nfs4_compound *c, void *args,
 	}
 	end = a->rpa_offset +
 	      (count < size - a->rpa_offset ? count : size - a->rpa_offset);
-	buf = rpc_call_alloc(c->call, (size_t)(end - a->rpa_offset));
-	if (!buf)
-		return NFS4ERR_SERVERFAULT;
-	got = read_plus_walk(o, a->rpa_offset, end, buf, room, r, &size);
+	got = read_plus_walk(o, a->rpa_offset, end, room, r, &size);
 	if (got < 0)
 		return nfs4_status(OP_READ_PLUS, (int)got);
 	pos = (uint64_t)got;
 	r->rpr_eof = pos >= size;
 	return NFS4_OK;
+}
+
+/* The data segments' buffers go back to the pool once encoded. */
+static void nfs4_op_read_plus_release(struct nfs4_compound *c, void *res)
+{
+	struct read_plus_res4 *r = res;
+	uint32_t i;
+
+	(void)c;
+	for (i = 0; r && i < r->nbufs; i++)
+		payload_release(&r->bufs[i]);
 }
 
 const struct nfs4_op nfs4_op_desc_read_plus = {
@@ -210,4 +220,5 @@ const struct nfs4_op nfs4_op_desc_read_plus = {
 	.decode = nfs4_dec_READ_PLUS4args,
 	.handle = nfs4_op_read_plus,
 	.encode = nfs4_enc_read_plus_res4,
+	.release = nfs4_op_read_plus_release,
 };

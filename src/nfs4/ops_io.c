@@ -1,40 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
  * Data operations (RFC 8881 §18.22 READ, §18.32 WRITE, §18.3 COMMIT).
- * READ data is read into a malloc'd buffer; as the last operation of a
- * reply that no slot caches, it leaves as the reply's tail (no copy),
- * else it is copied into the reply. A large read of data the page cache
- * holds is not read at all: the tail is the file range (vfs_read_ref).
+ * READ goes through the vfs's one read entry: a pooled buffer (counted
+ * against --max-memory; DELAY at the ceiling) or, for a large read the
+ * page cache holds, the file range. As the last operation of a reply
+ * that no slot caches it leaves as the reply's payload (not copied, the
+ * range sent by sendfile), else it is copied into the reply. On the
+ * event loop a READ that misses the page cache defers to a worker.
  */
-
-#include <stdlib.h>
 
 #include "core/stats.h"
 #include "nfs4/nfs4_int.h"
 #include "nfs4/ops.h"
 #include "nfs4/state/state.h"
 
-#define IO_ALIGN 4096
-
 /*
  * The current fh as a regular file for @op: ISDIR for directories
  * (pseudo ones too), SYMLINK/WRONG_TYPE for others in 4.1+ and INVAL in
- * 4.0, which has neither for these operations.
+ * 4.0, which has neither for these operations. The object knows its type:
+ * no syscall.
  */
-static uint32_t cur_file(struct nfs4_compound *c, uint32_t op,
-			 struct vfs_attr *va)
+static uint32_t cur_file(struct nfs4_compound *c, uint32_t op)
 {
+	enum vfs_ftype t;
+
 	if (c->cur.pseudo)
 		return NFS4ERR_ISDIR;
-	if (vfs_getattr(c->cur.obj, va))
-		return NFS4ERR_STALE;
-	if (va->type == VFS_REG)
+	t = vfs_obj_type(c->cur.obj);
+	if (t == VFS_REG)
 		return NFS4_OK;
-	if (va->type == VFS_DIR)
+	if (t == VFS_DIR)
 		return NFS4ERR_ISDIR;
 	if (c->minorversion == 0)
 		return NFS4ERR_INVAL;
-	return nfs4_status(op, va->type == VFS_LNK ? -ELOOP : -EBADTYPE);
+	return nfs4_status(op, t == VFS_LNK ? -ELOOP : -EBADTYPE);
 }
 
 static void verifier_of_boot(struct verifier4 *v)
@@ -47,6 +46,14 @@ static void verifier_of_boot(struct verifier4 *v)
 		v->data[i] = (uint8_t)(b >> (56 - 8 * i));
 }
 
+/* Reply room for @len bytes of copied data: eof + length + padding. */
+static uint32_t read_room(const struct nfs4_compound *c)
+{
+	uint32_t room = nfs4_compound_room(c);
+
+	return room > 12 ? (room - 12) & ~3u : 0;
+}
+
 /*
  * nfs4_op_read() - RFC 8881 §18.22: up to min(count, maxread, room left
  * in the reply) bytes at offset, checked against the stateid.
@@ -55,96 +62,69 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 {
 	const struct READ4args *a = args;
 	struct READ4resok *r = res;
+	struct req *rq = c->call->req;
 	uint32_t count = a->count, st, room;
-	struct vfs_attr va;
-	bool eof = false;
+	struct vfs_read_res rd;
+	unsigned int flags = 0;
+	bool as_payload;
 	ssize_t n;
 
-	st = cur_file(c, OP_READ, &va);
+	st = cur_file(c, OP_READ);
 	if (st != NFS4_OK)
 		return st;
 	st = nfs4_state_check_io(c, &a->stateid, false, a->offset, count);
 	if (st != NFS4_OK)
 		return st;
-	r->call = c->call;
 	if (count > NFS4_IO_MAX)
 		count = NFS4_IO_MAX;
 	/* small reads are copied: cheap, and their reply stays cacheable */
-	r->as_tail = c->opindex + 1 == c->numops && !c->cachethis &&
+	as_payload = c->opindex + 1 == c->numops && !c->cachethis &&
 		     count > NFS4_READ_TAIL_MIN;
-	if (!r->as_tail) {
-		/* eof + length + padding must fit too */
-		room = nfs4_compound_room(c);
-		room = room > 12 ? (room - 12) & ~3u : 0;
-		if (count > room)
-			count = room;
-	}
-	if (count == 0 || a->offset >= va.size) {
-		r->eof = a->offset >= va.size;
+	if (!as_payload && count > read_room(c))
+		count = read_room(c);
+	if (rq->nowait)
+		flags |= VFS_READ_NOWAIT;
+	if (as_payload && (rq->caps & REQ_CAP_FILE))
+		flags |= VFS_READ_FILE_OK;
+	n = vfs_read_payload(c->cur.obj, a->offset, count, flags, &rd);
+	if (n == -EAGAIN && rq->nowait) {
+		rq->defer = true; /* not in the page cache: a worker reads */
 		return NFS4_OK;
 	}
-	if (r->as_tail) {
-		/* Large and in the page cache: sent from there, not copied. */
-		n = vfs_read_ref(c->cur.obj, a->offset, count, &r->fd, &eof);
-		if (n >= 0) {
-			vfs_obj_get(c->cur.obj);
-			r->owned = c->cur.obj;
-			r->owned_free = vfs_obj_release;
-			r->in_file = true;
-			r->off = a->offset;
-			r->len = (uint32_t)n;
-			r->eof = eof;
-			stats_add_bytes_read(r->len);
-			return NFS4_OK;
-		}
-		if (n != -EAGAIN)
-			return nfs4_status(OP_READ, (int)n);
-	}
-	r->data = aligned_alloc(IO_ALIGN, (count + IO_ALIGN - 1) &
-						  ~(uint32_t)(IO_ALIGN - 1));
-	if (!r->data)
-		return NFS4ERR_DELAY;
-	r->owned = r->data;
-	r->owned_free = free;
-	n = vfs_read(c->cur.obj, a->offset, r->data, count, &eof);
 	if (n < 0)
 		return nfs4_status(OP_READ, (int)n);
 	r->len = (uint32_t)n;
-	r->eof = eof;
-	/*
-	 * A short read (near the end of the file) is copied after all: only
-	 * more than NFS4_READ_TAIL_MIN bytes of data go as a tail, which is
-	 * what makes a reply with a tail too big for a slot to keep unasked
-	 * (compound.c offers the slot no bytes for it).
-	 */
-	if (r->as_tail && r->len <= NFS4_READ_TAIL_MIN) {
-		r->as_tail = false;
-		room = nfs4_compound_room(c);
-		room = room > 12 ? (room - 12) & ~3u : 0;
-		if (r->len > room) {
-			r->len = room;
-			r->eof = false;
-		}
-	}
+	r->eof = rd.eof;
 	stats_add_bytes_read(r->len);
+	/*
+	 * Only more than NFS4_READ_TAIL_MIN bytes of data go as a payload,
+	 * which is what makes such a reply too big for a slot to keep
+	 * unasked (compound.c offers the slot no bytes for it). A short read
+	 * (near the end of the file) is copied after all, within the room.
+	 */
+	if (as_payload && r->len > NFS4_READ_TAIL_MIN) {
+		req_reply_set_payload(rq, &rd.data,
+				      (uint32_t)xdr_pad(r->len));
+		r->in_payload = true;
+		return NFS4_OK;
+	}
+	room = read_room(c);
+	if (r->len > room) {
+		r->len = room;
+		r->eof = false;
+	}
+	r->data = rd.data;
 	return NFS4_OK;
 }
 
-/* What keeps the data: the call releases it once sent (tail), or now. */
+/* The data copied into the reply goes back to the pool. */
 static void nfs4_op_read_release(struct nfs4_compound *c, void *res)
 {
 	struct READ4resok *r = res;
 
-	if (!r || !r->owned)
-		return;
-	if (r->as_tail && !r->call->tail_release) {
-		r->call->tail_release = r->owned_free;
-		r->call->tail_arg = r->owned;
-	} else {
-		r->owned_free(r->owned);
-	}
-	r->owned = NULL;
-	r->data = NULL;
+	(void)c;
+	if (r)
+		payload_release(&r->data);
 }
 
 /*
@@ -155,11 +135,10 @@ static uint32_t nfs4_op_write(struct nfs4_compound *c, void *args, void *res)
 {
 	const struct WRITE4args *a = args;
 	struct WRITE4resok *r = res;
-	struct vfs_attr va;
 	uint32_t st;
 	ssize_t n;
 
-	st = cur_file(c, OP_WRITE, &va);
+	st = cur_file(c, OP_WRITE);
 	if (st != NFS4_OK)
 		return st;
 	if (a->offset > UINT64_MAX - a->len)
@@ -185,11 +164,10 @@ static uint32_t nfs4_op_commit(struct nfs4_compound *c, void *args,
 {
 	const struct COMMIT4args *a = args;
 	struct COMMIT4resok *r = res;
-	struct vfs_attr va;
 	uint32_t st;
 	int err;
 
-	st = cur_file(c, OP_COMMIT, &va);
+	st = cur_file(c, OP_COMMIT);
 	if (st != NFS4_OK)
 		return st;
 	if (a->offset > UINT64_MAX - a->count)

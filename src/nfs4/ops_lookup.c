@@ -11,7 +11,7 @@
 
 static const struct sockaddr *peer_of(const struct nfs4_compound *c)
 {
-	return (const struct sockaddr *)&c->call->peer;
+	return rpc_call_peer(c->call);
 }
 
 /* The status of a lookup in a non-directory: SYMLINK or NOTDIR. */

@@ -181,7 +181,7 @@ static bool rd_put(struct rd_out *o, const struct rd_entry *e,
 static uint32_t rd_pseudo(struct nfs4_compound *c, const struct READDIR4args *a,
 			  struct rd_out *o, bool *eof)
 {
-	const struct sockaddr *peer = (const struct sockaddr *)&c->call->peer;
+	const struct sockaddr *peer = rpc_call_peer(c->call);
 	struct nfs4_attr_src src;
 	struct rd_entry e;
 	uint32_t i, n = nfs4_pseudo_nchildren(c->cur.pseudo);

@@ -4,7 +4,6 @@
  * (CREATE, REMOVE, RENAME, ...) come here, never READ/WRITE/GETATTR.
  */
 #include "rpc/drc.h"
-#include "rpc/rpc_int.h"
 
 #include <assert.h>
 #include <netinet/in.h>
@@ -91,14 +90,14 @@ static void drc_key_fill(struct drc_key *k, const struct rpc_call *call,
 	 */
 	k->args_hash = drc_hash64(args, args_len < DRC_HASH_LEN ? args_len
 							    : DRC_HASH_LEN);
-	k->family = call->peer.ss_family;
-	if (call->peer.ss_family == AF_INET) {
-		const struct sockaddr_in *s = (const void *)&call->peer;
+	k->family = call->req->peer->ss_family;
+	if (k->family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)call->req->peer;
 
 		memcpy(k->addr, &s->sin_addr, 4);
 		k->port = s->sin_port;
-	} else if (call->peer.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s = (const void *)&call->peer;
+	} else if (k->family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)call->req->peer;
 
 		memcpy(k->addr, &s->sin6_addr, 16);
 		k->port = s->sin6_port;
@@ -190,8 +189,9 @@ enum drc_verdict drc_begin(struct rpc_call *call, const uint8_t *args,
 			pthread_mutex_unlock(&drc_lock);
 			return DRC_IN_PROGRESS;
 		}
-		/* Copy under the lock: the entry may be evicted after. */
-		copy = rpc_call_alloc_raw(call, e->reply_len);
+		/* Copy under the lock: the entry may be evicted after. The
+		 * stored bytes are the whole reply, header included. */
+		copy = req_reply_start(call->req, e->reply_len);
 		if (!copy) {
 			pthread_mutex_unlock(&drc_lock);
 			/* No memory: drop it, the client retries. */
@@ -200,9 +200,8 @@ enum drc_verdict drc_begin(struct rpc_call *call, const uint8_t *args,
 		memcpy(copy, e->reply, e->reply_len);
 		lru_unlink(e);
 		lru_append(e);
+		req_reply_used(call->req, e->reply_len);
 		pthread_mutex_unlock(&drc_lock);
-		xdr_init(&call->res, copy, e->reply_len);
-		call->res.pos = e->reply_len;
 		return DRC_REPLAY;
 	}
 	while (drc_nentries >= DRC_MAX_ENTRIES)
@@ -228,36 +227,32 @@ enum drc_verdict drc_begin(struct rpc_call *call, const uint8_t *args,
 	return DRC_MISS;
 }
 
-void drc_finish(struct drc_entry *e, const struct xdr_buf *res)
+void drc_finish(struct drc_entry *e, const struct req *r)
 {
-	size_t len, tail;
-	uint8_t *r;
+	size_t len;
+	uint8_t *buf;
 
 	if (!e)
 		return;
-	tail = res->tail ? (size_t)res->tail_len + res->tail_pad : 0;
-	len = res->pos + tail;
+	len = req_reply_len(r);
 	/*
 	 * A reply bigger than 1/64 of the budget is not worth keeping; one
 	 * ending in a file range (READ, never cached) cannot be kept.
 	 */
-	r = len <= DRC_MAX_BYTES / 64 && res->tail_fd < 0
-		    ? malloc(len ? len : 1)
-		    : NULL;
-	if (!r) {
+	buf = len <= DRC_MAX_BYTES / 64 &&
+			      r->reply.payload.kind != PAYLOAD_FILE
+		      ? malloc(len ? len : 1)
+		      : NULL;
+	if (!buf || req_reply_copy(r, 0, buf, len) != (ssize_t)len) {
+		free(buf);
 		drc_abort(e);
 		return;
-	}
-	memcpy(r, res->base, res->pos);
-	if (res->tail) {
-		memcpy(r + res->pos, res->tail, res->tail_len);
-		memset(r + res->pos + res->tail_len, 0, res->tail_pad);
 	}
 	pthread_mutex_lock(&drc_lock);
 	while (drc_nbytes + len > DRC_MAX_BYTES)
 		if (!drc_evict_locked())
 			break;
-	e->reply = r;
+	e->reply = buf;
 	e->reply_len = len;
 	e->state = DRC_STATE_DONE;
 	drc_nbytes += len;

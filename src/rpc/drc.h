@@ -35,16 +35,18 @@ enum drc_verdict {
  * DRC_MISS sets *@out to a new in-progress entry that the caller must give
  * back with drc_finish() or drc_abort(), or to NULL when the cache is full
  * of running calls (the call then runs uncached). DRC_REPLAY copies the
- * stored reply into call->res, allocated from the call's arena.
+ * stored reply (the whole of it, RPC header included) into the request's
+ * reply chain as its body.
  */
 enum drc_verdict drc_begin(struct rpc_call *call, const uint8_t *args,
 			   size_t args_len, struct drc_entry **out);
 
 /*
- * drc_finish() - store the reply in @res (base[0..pos) + tail + pad) for
- * entry @e from drc_begin() and mark it done. @e may be NULL.
+ * drc_finish() - store a copy of @r's reply (header, body, a buffer
+ * payload) for entry @e from drc_begin() and mark it done; a reply with a
+ * file-range payload is not kept (the entry is dropped). @e may be NULL.
  */
-void drc_finish(struct drc_entry *e, const struct xdr_buf *res);
+void drc_finish(struct drc_entry *e, const struct req *r);
 
 /* drc_abort() - forget entry @e (the call produced no reply). NULL is ok. */
 void drc_abort(struct drc_entry *e);

@@ -202,7 +202,7 @@ static bool pmap_remove(uint32_t prog, uint32_t vers, const char *netid)
 /* Only local, privileged callers may change the map (as rpcbind). */
 static bool pmap_may_change(const struct rpc_call *call)
 {
-	return call->peer_privileged && ss_is_loopback(&call->peer);
+	return call->req->peer_privileged && ss_is_loopback(call->req->peer);
 }
 
 /* ---- portmap v2 ---- */
@@ -374,9 +374,9 @@ static void entry_uaddr(const struct rpc_call *call,
 {
 	struct sockaddr_storage ss = e->addr;
 
-	if (ss_is_any(&ss) && call->local_len &&
-	    call->local.ss_family == ss.ss_family) {
-		ss = call->local;
+	if (ss_is_any(&ss) && call->req->local_len &&
+	    call->req->local->ss_family == ss.ss_family) {
+		ss = *call->req->local;
 		ss_set_port(&ss, e->port);
 	}
 	if (pmap_uaddr(&ss, buf, len) < 0)
@@ -391,7 +391,7 @@ static void rpcb_getaddr(struct rpc_call *call, const struct rpcb *r,
 	unsigned int i;
 
 	if (!*want)
-		want = call->local.ss_family == AF_INET6 ? "tcp6" : "tcp";
+		want = call->req->local->ss_family == AF_INET6 ? "tcp6" : "tcp";
 	res->addr[0] = '\0';
 	pthread_mutex_lock(&pmap_lock);
 	for (i = 0; i < pmap_n; i++) {
@@ -883,16 +883,15 @@ static void *pmap_udp_main(void *arg)
 {
 	struct pmap_udp *u = arg;
 	static _Thread_local uint8_t arena[16384];
-	struct rpc_call call;
+	struct req r;
 	/* zeroed for the analyzer: recvfrom's address is a transparent union */
 	struct sockaddr_storage peer = {0};
-	struct iovec iov[3];
+	struct iovec iov[REQ_MAX_IOV];
 	struct msghdr msg;
 	uint8_t buf[9000];
 	socklen_t plen;
 	ssize_t n;
 	uint32_t prog;
-	int k;
 
 	for (;;) {
 		plen = sizeof(peer);
@@ -910,26 +909,26 @@ static void *pmap_udp_main(void *arg)
 		memcpy(&prog, buf + 12, 4);
 		if (ntohl(prog) != PMAP_PROGRAM)
 			continue;
-		rpc_call_init(&call, arena, sizeof(arena));
-		memcpy(&call.peer, &peer, plen);
-		call.peer_len = plen;
-		call.peer_privileged = ss_port(&peer) < 1024;
-		call.local = u->local;
-		call.local_len = u->local_len;
-		if (rpc_process_record(&call, buf, (size_t)n)) {
-			k = 0;
-			iov[k++] = (struct iovec){ call.res.base,
-						   call.res.pos };
+		/* One datagram, one request; the reply is one datagram. */
+		req_init(&r, arena, sizeof(arena));
+		r.peer = &peer;
+		r.peer_len = plen;
+		r.peer_privileged = ss_port(&peer) < 1024;
+		r.local = &u->local;
+		r.local_len = u->local_len;
+		r.msg = buf;
+		r.msg_len = (size_t)n;
+		if (rpc_process(&r) == REQ_REPLY) {
 			memset(&msg, 0, sizeof(msg));
 			msg.msg_name = &peer;
 			msg.msg_namelen = plen;
 			msg.msg_iov = iov;
-			msg.msg_iovlen = (size_t)k;
+			msg.msg_iovlen = (size_t)req_reply_iov(&r, iov);
 			if (sendmsg(u->fd, &msg, MSG_NOSIGNAL) < 0)
 				log_debug("pmap: udp send: %s",
 					  strerror(errno));
 		}
-		rpc_call_finish(&call);
+		req_finish(&r);
 	}
 	return NULL;
 }

@@ -19,7 +19,7 @@
 #define IPPROTO_TCP_PMAP 6
 #define IPPROTO_UDP_PMAP 17
 
-/* Program 100000, v2/v3/v4, dispatched by rpc_process_record(). */
+/* Program 100000, v2/v3/v4, dispatched by rpc_process(). */
 extern const struct rpc_program pmap_program;
 
 /*

@@ -12,7 +12,6 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "rpc/drc.h"
-#include "rpc/rpc_int.h"
 
 #define RPC_MAX_PROGRAMS 16
 #define RPC_STATS_MAX_VERSIONS 8 /* per program, counted in the stats */
@@ -99,19 +98,9 @@ const struct rpc_program *rpc_find_program(uint32_t prog)
 	return i < 0 ? NULL : rpc_programs[i];
 }
 
-/* Start the reply in a fresh buffer with room for @body bytes of body. */
-static bool reply_alloc(struct rpc_call *call, size_t body)
-{
-	size_t len = RPC_REPLY_HDR_MAX + body;
-	uint8_t *buf = rpc_call_alloc_raw(call, len);
-
-	if (!buf)
-		return false;
-	xdr_init(&call->res, buf, len);
-	return true;
-}
-
 /* RFC 5531 §9: accepted_reply with a NULL verifier (we issue none). */
+#define RPC_ACCEPTED_HDR_LEN 24
+
 static bool enc_accepted(struct xdr_buf *x, uint32_t xid,
 			 enum accept_stat stat)
 {
@@ -120,18 +109,54 @@ static bool enc_accepted(struct xdr_buf *x, uint32_t xid,
 	       xdr_enc_u32(x, 0) && xdr_enc_u32(x, stat);
 }
 
+/* Start a reply body of @cap bytes in the request, @x over it. */
+static bool reply_begin(struct rpc_call *call, struct xdr_buf *x, size_t cap)
+{
+	uint8_t *body = req_reply_start(call->req, cap);
+
+	if (!body)
+		return false;
+	xdr_init(x, body, cap);
+	return true;
+}
+
+/* A whole reply that fits in @x (no procedure body): done with it. */
+static bool reply_end(struct rpc_call *call, const struct xdr_buf *x)
+{
+	if (!xdr_ok(x))
+		return false;
+	req_reply_used(call->req, x->pos);
+	return true;
+}
+
+/*
+ * The body built so far gets its accepted_reply header in front (written
+ * into the request's head room, so the body never moves).
+ */
+static bool reply_prepend_accepted(struct rpc_call *call,
+				   enum accept_stat stat)
+{
+	uint8_t *h = req_reply_prepend(call->req, RPC_ACCEPTED_HDR_LEN);
+	struct xdr_buf x;
+
+	if (!h)
+		return false;
+	xdr_init(&x, h, RPC_ACCEPTED_HDR_LEN);
+	return enc_accepted(&x, call->xid, stat);
+}
+
 static bool reply_accepted(struct rpc_call *call, enum accept_stat stat,
 			   uint32_t low, uint32_t high)
 {
-	struct xdr_buf *x = &call->res;
+	struct xdr_buf x;
 
-	if (!reply_alloc(call, 0))
+	if (!reply_begin(call, &x, RPC_REPLY_HDR_MAX) ||
+	    !enc_accepted(&x, call->xid, stat))
 		return false;
-	if (!enc_accepted(x, call->xid, stat))
+	if (stat == PROG_MISMATCH &&
+	    !(xdr_enc_u32(&x, low) && xdr_enc_u32(&x, high)))
 		return false;
-	if (stat == PROG_MISMATCH)
-		return xdr_enc_u32(x, low) && xdr_enc_u32(x, high);
-	return true;
+	return reply_end(call, &x);
 }
 
 /* A call that names no procedure we serve: counted, then answered. */
@@ -144,21 +169,23 @@ static bool reply_unserved(struct rpc_call *call, enum accept_stat stat,
 
 static bool reply_rpc_mismatch(struct rpc_call *call)
 {
-	struct xdr_buf *x = &call->res;
+	struct xdr_buf x;
 
-	return reply_alloc(call, 0) && xdr_enc_u32(x, call->xid) &&
-	       xdr_enc_u32(x, REPLY) && xdr_enc_u32(x, MSG_DENIED) &&
-	       xdr_enc_u32(x, RPC_MISMATCH) &&
-	       xdr_enc_u32(x, RPC_VERSION) && xdr_enc_u32(x, RPC_VERSION);
+	return reply_begin(call, &x, RPC_REPLY_HDR_MAX) &&
+	       xdr_enc_u32(&x, call->xid) && xdr_enc_u32(&x, REPLY) &&
+	       xdr_enc_u32(&x, MSG_DENIED) && xdr_enc_u32(&x, RPC_MISMATCH) &&
+	       xdr_enc_u32(&x, RPC_VERSION) &&
+	       xdr_enc_u32(&x, RPC_VERSION) && reply_end(call, &x);
 }
 
 static bool reply_auth_error(struct rpc_call *call, enum auth_stat why)
 {
-	struct xdr_buf *x = &call->res;
+	struct xdr_buf x;
 
-	return reply_alloc(call, 0) && xdr_enc_u32(x, call->xid) &&
-	       xdr_enc_u32(x, REPLY) && xdr_enc_u32(x, MSG_DENIED) &&
-	       xdr_enc_u32(x, AUTH_ERROR) && xdr_enc_u32(x, why);
+	return reply_begin(call, &x, RPC_REPLY_HDR_MAX) &&
+	       xdr_enc_u32(&x, call->xid) && xdr_enc_u32(&x, REPLY) &&
+	       xdr_enc_u32(&x, MSG_DENIED) && xdr_enc_u32(&x, AUTH_ERROR) &&
+	       xdr_enc_u32(&x, why) && reply_end(call, &x);
 }
 
 /* RFC 5531 Appendix A: authsys_parms, exactly filling the body. */
@@ -245,70 +272,93 @@ static const struct rpc_version *find_version(const struct rpc_program *p,
 	return NULL;
 }
 
-/*
- * Decode, run and encode one procedure; false only when out of memory.
- * *@stat gets the accept_stat answered, *@status the procedure's protocol
- * status (RPC_PROC_RES_STATUS; else 0), for the statistics.
- */
-static bool rpc_run_proc(struct rpc_call *call, const struct rpc_proc *p,
-			 enum accept_stat *stat, uint32_t *status)
+/* Give back what the handler took for the result. */
+static void proc_release(struct rpc_call *call)
 {
-	void *args = NULL, *res = NULL;
-	size_t start;
+	if (call->p->release && call->resp)
+		call->p->release(call, call->resp);
+	call->resp = NULL;
+}
 
-	*stat = SYSTEM_ERR;
-	*status = 0;
-	if (p->args_size) {
-		args = rpc_call_alloc(call, p->args_size);
-		if (!args)
+/*
+ * Encode the result of @call's procedure into the body begun before its
+ * handler ran, and put the reply header in front. A reply that does not
+ * fit (the procedure's max_reply is wrong) becomes SYSTEM_ERR, with
+ * *@stat saying so. False only when out of memory.
+ */
+static bool proc_reply(struct rpc_call *call, enum accept_stat *stat)
+{
+	const struct rpc_proc *p = call->p;
+
+	*stat = SUCCESS;
+	if (p->flags & RPC_PROC_OWN_REPLY) {
+		/* The handler built the body; it failed only for memory. */
+		if (!call->req->reply.nseg)
 			return false;
+	} else {
+		if (p->encode && !p->encode(&call->res, call->resp)) {
+			log_warn("rpc: %s: reply does not fit in %zu bytes",
+				 p->name, call->res.len);
+			*stat = SYSTEM_ERR;
+			return reply_accepted(call, SYSTEM_ERR, 0, 0);
+		}
+		req_reply_used(call->req, call->res.pos);
 	}
-	if (p->decode && !p->decode(&call->args, args)) {
-		*stat = GARBAGE_ARGS;
-		return reply_accepted(call, GARBAGE_ARGS, 0, 0);
+	if (!reply_prepend_accepted(call, SUCCESS)) {
+		*stat = SYSTEM_ERR;
+		return reply_accepted(call, SYSTEM_ERR, 0, 0);
 	}
-	if (p->res_size) {
-		res = rpc_call_alloc(call, p->res_size);
-		if (!res)
-			return false;
+	return true;
+}
+
+/*
+ * Run @call's procedure (decoded already) and build its reply, unless it
+ * deferred. The body is begun first, so that the handler may end it with
+ * a payload (READ). The statistics and the duplicate request cache see
+ * the end.
+ */
+static enum req_verdict proc_run(struct rpc_call *call)
+{
+	const struct rpc_proc *p = call->p;
+	struct req *r = call->req;
+	enum accept_stat stat = SYSTEM_ERR;
+	uint32_t status = 0;
+	bool ok;
+
+	r->defer = false;
+	if (!(p->flags & RPC_PROC_OWN_REPLY) && !call->res.base &&
+	    !reply_begin(call, &call->res,
+			 p->max_reply ? p->max_reply : RPC_DEFAULT_MAX_REPLY)) {
+		ok = false;
+		goto out_release;
 	}
 	if (p->handle)
-		p->handle(call, args, res);
-	if (call->defer) {
-		/* It would block on the loop: no reply, run again later. */
-		if (p->release)
-			p->release(call, res);
-		return true;
+		p->handle(call, call->argp, call->resp);
+	if (r->defer) {
+		/* It would block on the loop: run again on a worker, with
+		 * the arguments decoded and the DRC entry kept. */
+		if (r->nowait)
+			return REQ_DEFER;
+		r->defer = false;
 	}
-	if ((p->flags & RPC_PROC_RES_STATUS) && p->res_size >= sizeof(*status))
-		memcpy(status, res, sizeof(*status));
-	*stat = SUCCESS;
-	if (!reply_alloc(call, p->max_reply ? p->max_reply
-					    : RPC_DEFAULT_MAX_REPLY))
-		goto out_release;
-	if (!enc_accepted(&call->res, call->xid, SUCCESS))
-		goto out_release;
-	start = call->res.pos;
-	if (p->encode && !p->encode(&call->res, res)) {
-		log_warn("rpc: %s: reply does not fit in %zu bytes", p->name,
-			 call->res.len - start);
-		call->res.pos = 0;
-		xdr_tail_clear(&call->res);
-		enc_accepted(&call->res, call->xid, SYSTEM_ERR);
-		*stat = SYSTEM_ERR;
-	}
-	if (p->release)
-		p->release(call, res);
-	return true;
-
+	if ((p->flags & RPC_PROC_RES_STATUS) && p->res_size >= sizeof(status))
+		memcpy(&status, call->resp, sizeof(status));
+	ok = proc_reply(call, &stat);
 out_release:
-	if (p->release)
-		p->release(call, res);
-	return false;
+	proc_release(call);
+	stats_call_done(call->stats_slot, call->t0, !ok || stat != SUCCESS,
+			status != 0);
+	if (ok && !(call->status_retry && status == call->status_retry))
+		drc_finish(call->drc, r);
+	else
+		drc_abort(call->drc);
+	call->drc = NULL;
+	return ok ? REQ_REPLY : REQ_DROP;
 }
 
 static void (*rpc_reply_handler)(struct conn *c, uint32_t xid,
 				 const uint8_t *rec, size_t len);
+static void (*rpc_close_handler)(struct conn *c);
 
 void rpc_set_reply_handler(void (*fn)(struct conn *c, uint32_t xid,
 				      const uint8_t *rec, size_t len))
@@ -316,88 +366,126 @@ void rpc_set_reply_handler(void (*fn)(struct conn *c, uint32_t xid,
 	rpc_reply_handler = fn;
 }
 
-bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len)
+void rpc_set_close_handler(void (*fn)(struct conn *c))
 {
+	rpc_close_handler = fn;
+}
+
+void rpc_conn_close(struct conn *c, void *conn_priv)
+{
+	(void)conn_priv;
+	if (rpc_close_handler)
+		rpc_close_handler(c);
+}
+
+/* An answer built without a procedure: send it if it could be built. */
+static enum req_verdict verdict(bool built)
+{
+	return built ? REQ_REPLY : REQ_DROP;
+}
+
+enum req_verdict rpc_process(struct req *r)
+{
+	struct rpc_call *call = r->proto;
 	const struct rpc_program *prog;
 	const struct rpc_version *vers;
 	const struct rpc_proc *p;
-	struct drc_entry *drc = NULL;
 	enum auth_stat why;
-	enum accept_stat stat;
 	struct xdr_buf x;
-	uint32_t mtype, rpcvers, status;
-	uint64_t t0;
-	int pidx, slot;
-	bool ok;
+	uint32_t mtype, rpcvers;
+	int pidx;
 
-	xdr_init(&x, rec, len);
+	if (call)
+		return proc_run(call); /* deferred: continue on this thread */
+	call = req_alloc(r, sizeof(*call));
+	if (!call)
+		return REQ_DROP;
+	call->req = r;
+	call->conn = r->conn;
+	r->proto = call;
+	call->stats_slot = -1;
+	xdr_init(&x, r->msg, r->msg_len);
 	/* RFC 5531 §9: anything but a well-formed CALL is silently dropped,
 	 * except a REPLY to a call of ours (a callback), if one is awaited. */
 	if (!xdr_dec_u32(&x, &call->xid) || !xdr_dec_u32(&x, &mtype))
-		return false;
+		return REQ_DROP;
 	if (mtype == REPLY && rpc_reply_handler) {
-		rpc_reply_handler(call->conn, call->xid, rec, len);
-		return false;
+		rpc_reply_handler(r->conn, call->xid, r->msg, r->msg_len);
+		return REQ_DROP;
 	}
 	if (mtype != CALL || !xdr_dec_u32(&x, &rpcvers))
-		return false;
+		return REQ_DROP;
 	if (rpcvers != RPC_VERSION) {
 		stats_call_rejected();
-		return reply_rpc_mismatch(call);
+		return verdict(reply_rpc_mismatch(call));
 	}
 	if (!xdr_dec_u32(&x, &call->prog) || !xdr_dec_u32(&x, &call->vers) ||
 	    !xdr_dec_u32(&x, &call->proc))
-		return false;
+		return REQ_DROP;
 	why = rpc_auth_decode(call, &x);
 	if (why != AUTH_OK) {
 		stats_call_rejected();
-		return reply_auth_error(call, why);
+		return verdict(reply_auth_error(call, why));
 	}
 
 	pidx = find_program_idx(call->prog);
 	if (pidx < 0)
-		return reply_unserved(call, PROG_UNAVAIL, 0, 0);
+		return verdict(reply_unserved(call, PROG_UNAVAIL, 0, 0));
 	prog = rpc_programs[pidx];
 	vers = find_version(prog, call->vers);
 	if (!vers) {
 		if (!prog->nversions)
-			return reply_unserved(call, PROG_UNAVAIL, 0, 0);
-		return reply_unserved(call, PROG_MISMATCH,
-				      prog->versions[0].vers,
-				      prog->versions[prog->nversions - 1].vers);
+			return verdict(reply_unserved(call, PROG_UNAVAIL, 0, 0));
+		return verdict(reply_unserved(
+			call, PROG_MISMATCH, prog->versions[0].vers,
+			prog->versions[prog->nversions - 1].vers));
 	}
 	if (call->proc >= vers->nprocs)
-		return reply_unserved(call, PROC_UNAVAIL, 0, 0);
+		return verdict(reply_unserved(call, PROC_UNAVAIL, 0, 0));
 	p = &vers->procs[call->proc];
 	if (!p->name && !p->handle)
-		return reply_unserved(call, PROC_UNAVAIL, 0, 0);
+		return verdict(reply_unserved(call, PROC_UNAVAIL, 0, 0));
+	call->p = p;
+	call->status_retry = vers->status_retry;
 	/* Latency: from here to the reply built (one clock read each end). */
-	slot = rpc_stats_slot_of(pidx, (size_t)(vers - prog->versions),
-				 call->proc);
-	t0 = stats_clock_ns();
+	call->stats_slot = rpc_stats_slot_of(
+		pidx, (size_t)(vers - prog->versions), call->proc);
+	call->t0 = stats_clock_ns();
 
-	xdr_init(&call->args, rec + x.pos, len - x.pos);
+	xdr_init(&call->args, r->msg + x.pos, r->msg_len - x.pos);
 	if (p->flags & RPC_PROC_NONIDEMPOTENT) {
 		switch (drc_begin(call, call->args.base, call->args.len,
-				  &drc)) {
+				  &call->drc)) {
 		case DRC_IN_PROGRESS:
-			return false;
+			return REQ_DROP;
 		case DRC_REPLAY:
-			stats_call_done(slot, t0, false, false);
-			return true;
+			stats_call_done(call->stats_slot, call->t0, false,
+					false);
+			return REQ_REPLY;
 		case DRC_MISS:
 			break;
 		}
 	}
-	ok = rpc_run_proc(call, p, &stat, &status);
-	if (call->defer) {
-		drc_abort(drc);
-		return false;
+	if (p->args_size) {
+		call->argp = req_alloc(r, p->args_size);
+		if (!call->argp)
+			goto out_nomem;
 	}
-	stats_call_done(slot, t0, !ok || stat != SUCCESS, status != 0);
-	if (ok && !(vers->status_retry && status == vers->status_retry))
-		drc_finish(drc, &call->res);
-	else
-		drc_abort(drc);
-	return ok;
+	if (p->decode && !p->decode(&call->args, call->argp)) {
+		stats_call_done(call->stats_slot, call->t0, true, false);
+		drc_abort(call->drc);
+		call->drc = NULL;
+		return verdict(reply_accepted(call, GARBAGE_ARGS, 0, 0));
+	}
+	if (p->res_size) {
+		call->resp = req_alloc(r, p->res_size);
+		if (!call->resp)
+			goto out_nomem;
+	}
+	return proc_run(call);
+
+out_nomem:
+	drc_abort(call->drc);
+	call->drc = NULL;
+	return REQ_DROP;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "core/req.h"
 #include "xdr/xdr.h"
 
 #define RPC_VERSION 2
@@ -57,74 +58,62 @@ struct rpc_cred {
 };
 
 struct conn;
+struct drc_entry;
+struct rpc_proc;
 
 /*
- * One RPC call in progress. Owned by the transport from the moment its
- * record is read until rpc_call_finish(); everything a handler allocates
- * with rpc_call_alloc() is freed then.
+ * One RPC call in progress: the RPC view of a request (core/req.h). It
+ * lives in the request's arena from the moment rpc_process() first sees
+ * the message until req_finish(); so does everything a handler allocates
+ * with rpc_call_alloc(). The request's reply chain holds the reply.
  */
 struct rpc_call {
-	struct conn *conn;
+	struct req *req;             /* connection, peer, arena, reply */
+	struct conn *conn;           /* req->conn, for the layers that keep it */
 	uint32_t xid;
 	uint32_t prog;
 	uint32_t vers;
 	uint32_t proc;
 	struct rpc_cred cred;
-	struct sockaddr_storage peer; /* copy of the connection's peer */
-	socklen_t peer_len;
-	bool peer_privileged;        /* source port < 1024 */
-	/*
-	 * Set by the transport: the call runs on the event-loop thread that
-	 * read it and must not block (RPC_PROC_INLINE). A handler that finds
-	 * it would (a READ missing the page cache) sets @defer and returns:
-	 * rpc_process_record() then returns false with @defer still set, no
-	 * reply built and nothing counted, and the transport runs the call
-	 * again from its record on a worker, with @nowait clear.
-	 */
-	bool nowait;
-	bool defer;
-	struct sockaddr_storage local; /* our address on the connection */
-	socklen_t local_len;
 	struct xdr_buf args;         /* the procedure's arguments */
-	struct xdr_buf res;          /* the reply being built */
-	/* per-call bump allocator (see rpc_call_alloc) */
-	uint8_t *arena;
-	size_t arena_used;
-	size_t arena_size;
-	void *arena_overflow;        /* list of malloc'd chunks */
-	/* release hook for data borrowed by the reply tail (e.g. READ) */
-	void (*tail_release)(void *);
-	void *tail_arg;
+	struct xdr_buf res;          /* the reply body being encoded */
+	/* Dispatch state, kept while a deferred call waits for a worker. */
+	const struct rpc_proc *p;
+	uint32_t status_retry;       /* the version's (rpc_version) */
+	void *argp;
+	void *resp;
+	struct drc_entry *drc;
+	int stats_slot;
+	uint64_t t0;
 };
 
 /*
- * rpc_call_alloc() - zeroed memory that lives until the call finishes.
- * Returns NULL only when malloc fails.
+ * rpc_call_alloc() - zeroed memory from the call's request arena that
+ * lives until the request finishes. Returns NULL only when malloc fails.
  */
-void *rpc_call_alloc(struct rpc_call *call, size_t n);
+static inline void *rpc_call_alloc(struct rpc_call *call, size_t n)
+{
+	return req_alloc(call->req, n);
+}
 
-/*
- * rpc_call_init() - prepare @call for a new record: zero its RPC state and
- * use @arena (@arena_size bytes, borrowed from the caller, which keeps it
- * until rpc_call_finish()) as the first chunk of the call's bump allocator.
- * The caller then fills conn/peer/local and calls rpc_process_record().
- */
-void rpc_call_init(struct rpc_call *call, void *arena, size_t arena_size);
-
-/*
- * rpc_call_finish() - the reply has been sent (or dropped): run the tail
- * release hook and free every overflow chunk of the arena. After this no
- * pointer returned by rpc_call_alloc() for @call is valid. @call itself
- * and its first arena chunk stay the caller's.
- */
-void rpc_call_finish(struct rpc_call *call);
+/* rpc_call_peer() - the caller's address, for export client matching. */
+static inline const struct sockaddr *rpc_call_peer(const struct rpc_call *call)
+{
+	return (const struct sockaddr *)call->req->peer;
+}
 
 /*
  * One procedure. @decode fills @args (size args_size, zeroed) from
- * call->args, borrowing from the receive buffer; returning false makes the
- * reply GARBAGE_ARGS. @handle fills @res (size res_size, zeroed). @encode
- * writes @res into call->res; false makes the reply SYSTEM_ERR. @release
- * (optional) frees what @handle took for @res.
+ * call->args, borrowing from the received message; returning false makes
+ * the reply GARBAGE_ARGS. @handle fills @res (size res_size, zeroed).
+ * @encode writes @res into the reply body (call->res, a cursor over a
+ * segment of max_reply bytes, begun before @handle ran); false makes the
+ * reply SYSTEM_ERR. A handler may end the body with a payload
+ * (req_reply_set_payload: READ's data, not copied) whose XDR length word
+ * @encode writes last. @release (optional)
+ * frees what @handle took for @res. With RPC_PROC_OWN_REPLY, @handle
+ * builds the reply body in the request's chain itself (COMPOUND, whose
+ * size is known only as it runs) and @encode is NULL.
  */
 struct rpc_proc {
 	const char *name;
@@ -146,7 +135,9 @@ struct rpc_proc {
 	/*
 	 * Optional, for RPC_PROC_INLINE procedures: from the first @len
 	 * bytes of the arguments, whether this call is small enough to run
-	 * inline (READ: the count asked); without it every call may.
+	 * inline (READ: the count asked); without it every call may. A
+	 * handler that runs inline honours req.nowait whatever this said:
+	 * the hint only saves the hand-off of calls that would defer.
 	 */
 	bool (*inline_ok)(const uint8_t *args, size_t len);
 };
@@ -163,6 +154,8 @@ struct rpc_proc {
  * worker (DESIGN.md §3). Handlers of such procedures honour call->nowait.
  */
 #define RPC_PROC_INLINE 0x4
+/* @handle builds the reply body itself (see struct rpc_proc). */
+#define RPC_PROC_OWN_REPLY 0x8
 
 /* Reply body size assumed when a procedure leaves max_reply at 0. */
 #define RPC_DEFAULT_MAX_REPLY 4096
@@ -215,18 +208,36 @@ size_t rpc_record_align(const uint8_t *head, size_t len);
  * run on the event loop: a CALL of an RPC_PROC_INLINE procedure (whose
  * inline_ok, if any, agrees), or a message answered or dropped without
  * reaching a procedure (bad header, unknown program, version or
- * procedure). Never trusted for anything else: rpc_process_record()
- * decodes the record again.
+ * procedure). Never trusted for anything else: rpc_process() decodes the
+ * record again. @conn_priv is unused (the transport's hook signature).
  */
-bool rpc_record_inline(const uint8_t *rec, size_t len);
+bool rpc_record_inline(void *conn_priv, const uint8_t *rec, size_t len);
 
 /*
- * rpc_process_record() - decode one complete RPC record (RFC 5531 §9),
- * authenticate, dispatch, and build the reply in call->res. Returns true
- * when a reply must be sent, false when the message is dropped (not a
- * CALL, or a retransmission still in progress).
+ * rpc_process() - the RPC protocol's entry for one request whose message
+ * (r->msg, r->msg_len) is a complete record: decode the call (RFC 5531
+ * §9), authenticate, dispatch, and build the reply in r's reply chain
+ * (RPC reply header prepended to the procedure's body). Returns
+ * REQ_REPLY when a reply must be sent, REQ_DROP when the message is
+ * dropped (not a CALL, or a retransmission still in progress), or
+ * REQ_DEFER when r->nowait was set and the procedure would block: the
+ * call's state stays in r->proto, and calling rpc_process() again (on a
+ * thread that may block, nowait clear) continues it.
  */
-bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len);
+enum req_verdict rpc_process(struct req *r);
+
+/*
+ * Record marking (RFC 5531 §11), the framing of RPC over TCP: a 4-byte
+ * big-endian header, top bit "last fragment", low 31 bits the fragment
+ * length. The transport assembles fragments; these read and write one
+ * header. rpc_rm_parse() returns 0 (it cannot fail: any length is a
+ * length, the transport checks it against its limit).
+ */
+#define RPC_RM_HDR_LEN 4
+#define RPC_RM_LAST_FRAG 0x80000000u
+#define RPC_RM_LEN_MASK 0x7fffffffu
+int rpc_rm_parse(const uint8_t *hdr, uint32_t *len, bool *last);
+void rpc_rm_build(uint8_t *hdr, uint32_t len);
 
 /*
  * rpc_set_reply_handler() - REPLY messages (RFC 5531 §9) arriving on a
@@ -237,5 +248,16 @@ bool rpc_process_record(struct rpc_call *call, uint8_t *rec, size_t len);
  */
 void rpc_set_reply_handler(void (*fn)(struct conn *c, uint32_t xid,
 				      const uint8_t *rec, size_t len));
+
+/*
+ * rpc_set_close_handler() - @fn(c) runs when an RPC connection closes (for
+ * layers that keep connections beyond one call: the back channel). It
+ * runs on the connection's event loop, must not block, and is called once
+ * per connection. Set at start-up; NULL for none.
+ */
+void rpc_set_close_handler(void (*fn)(struct conn *c));
+
+/* rpc_conn_close() - the transport's close hook of RPC listeners. */
+void rpc_conn_close(struct conn *c, void *conn_priv);
 
 #endif

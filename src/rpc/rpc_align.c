@@ -5,7 +5,7 @@
  * placed (DESIGN.md §4: a WRITE's payload is received straight into an
  * aligned buffer) and whether the call may run on the event loop that
  * read it (DESIGN.md §3). Protocol-neutral: the procedure tables answer.
- * Nothing here is trusted later; rpc_process_record() decodes again.
+ * Nothing here is trusted later; rpc_process() decodes again.
  */
 #include "rpc/rpc.h"
 
@@ -70,7 +70,7 @@ size_t rpc_record_align(const uint8_t *head, size_t len)
 	return at ? args + at : 0;
 }
 
-bool rpc_record_inline(const uint8_t *rec, size_t len)
+bool rpc_record_inline(void *conn_priv, const uint8_t *rec, size_t len)
 {
 	const struct rpc_proc *p;
 	size_t args;

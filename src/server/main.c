@@ -567,12 +567,29 @@ static void with_port(const struct sockaddr_storage *ss, uint16_t port,
 	sockaddr_str(&c, buf, len);
 }
 
+/*
+ * ONC RPC over TCP with record marking (RFC 5531 §11), the protocol of
+ * every NFS, MOUNT and port mapper listener: the transport's table wired
+ * to the RPC layer. Its message limit is set from --max-record at start.
+ */
+static struct transport_proto rpc_tcp = {
+	.name = "rpc",
+	.hdr_len = RPC_RM_HDR_LEN,
+	.frame_parse = rpc_rm_parse,
+	.frame_build = rpc_rm_build,
+	.frame_max = RPC_RM_LEN_MASK,
+	.align = rpc_record_align,
+	.may_inline = rpc_record_inline,
+	.process = rpc_process,
+	.conn_close = rpc_conn_close,
+};
+
 static int listen_one(const char *spec, uint16_t def_port,
 		      struct sockaddr_storage *bound)
 {
 	char s[96];
 	socklen_t len;
-	int ret = transport_listen(spec, def_port, bound, &len);
+	int ret = transport_listen(spec, def_port, &rpc_tcp, bound, &len);
 
 	if (ret < 0) {
 		fprintf(stderr, "nasd: cannot listen on %s: %s\n", spec,
@@ -761,6 +778,8 @@ int main(int argc, char **argv)
 	lim = opt.lim;
 	if (opt.max_record)
 		lim.max_record = opt.max_record;
+	rpc_tcp.max_msg = lim.max_record < RPC_RM_LEN_MASK ? lim.max_record
+							   : RPC_RM_LEN_MASK;
 	ret = transport_init(opt.loops, opt.threads, &lim);
 	if (ret < 0) {
 		fprintf(stderr, "nasd: transport: %s\n", strerror(-ret));

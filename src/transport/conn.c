@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Connections: reading records (loop thread), sending replies (worker
- * thread, or the loop when the socket was full), reference counting and
- * closing.
+ * Connections: reading messages (loop thread), sending replies and the
+ * server's own messages (worker thread, or the loop when the socket was
+ * full), reference counting and closing. What a message means is the
+ * listener's protocol's business (struct transport_proto).
  */
 #include "transport/xprt.h"
 
@@ -21,16 +22,14 @@
 #include "core/log.h"
 #include "core/stats.h"
 
-/* Fragment bytes still due at least this large are read in place. */
+/* Frame bytes still due at least this large are read in place. */
 #define DIRECT_READ_MIN 4096
 /*
- * After a large record, the next header is read in a small piece (one
+ * After a large message, the next header is read in a small piece (one
  * header and the head the alignment hint needs), so that the next large
  * payload is not staged and copied but received in place, aligned.
  */
-#define BULK_STAGE (RM_HEAD_MAX + 4)
-
-static const uint8_t zero_pad[4];
+#define BULK_STAGE (FRAME_HEAD_MAX + FRAME_HDR_MAX)
 
 static bool sockaddr_privileged(const struct sockaddr_storage *ss)
 {
@@ -44,10 +43,11 @@ static bool sockaddr_privileged(const struct sockaddr_storage *ss)
 
 /*
  * conn_new() - a connection for accepted socket @fd (ownership of @fd
- * passes to it) with one reference, the loop's. NULL on ENOMEM.
+ * passes to it) serving @proto, with one reference, the loop's. NULL on
+ * ENOMEM.
  */
 struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
-		      socklen_t peer_len)
+		      socklen_t peer_len, const struct transport_proto *proto)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
@@ -55,10 +55,17 @@ struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
 		return NULL;
 	c->kind = EP_CONN;
 	c->fd = fd;
+	c->proto = proto;
 	atomic_init(&c->refs, 1);
+	atomic_init(&c->max_inflight, proto->max_inflight
+					       ? proto->max_inflight
+					       : xprt.lim.max_inflight);
 	pthread_mutex_init(&c->lock, NULL);
-	rm_init(&c->dec, xprt.lim.max_record);
-	rm_set_align(&c->dec, rpc_record_align);
+	c->fops.hdr_len = proto->hdr_len;
+	c->fops.parse = proto->frame_parse;
+	c->fops.align = proto->align;
+	frame_init(&c->dec, &c->fops,
+		   proto->max_msg ? proto->max_msg : xprt.lim.max_record);
 	memcpy(&c->peer, peer, peer_len);
 	c->peer_len = peer_len;
 	c->privileged = sockaddr_privileged(peer);
@@ -70,14 +77,16 @@ struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
 
 static void conn_free(struct conn *c)
 {
-	struct xcall *xc;
+	struct xreq *xr;
 	int i;
 
-	for (i = 0; i < XCALL_SPARES; i++) {
-		xc = atomic_exchange(&c->spare[i], NULL);
-		free(xc);
+	for (i = 0; i < XREQ_SPARES; i++) {
+		xr = atomic_exchange(&c->spare[i], NULL);
+		free(xr);
 	}
-	rm_destroy(&c->dec);
+	if (c->proto_up && c->proto->conn_free)
+		c->proto->conn_free(c->priv);
+	frame_destroy(&c->dec);
 	free(c->stash);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -90,23 +99,23 @@ void conn_put(struct conn *c)
 		conn_free(c);
 }
 
-static struct xcall *xcall_get(struct conn *c)
+static struct xreq *xreq_get(struct conn *c)
 {
-	struct xcall *xc;
+	struct xreq *xr;
 	int i;
 
-	for (i = 0; i < XCALL_SPARES; i++) {
+	for (i = 0; i < XREQ_SPARES; i++) {
 		if (atomic_load_explicit(&c->spare[i], memory_order_relaxed)) {
-			xc = atomic_exchange(&c->spare[i], NULL);
-			if (xc)
-				return xc;
+			xr = atomic_exchange(&c->spare[i], NULL);
+			if (xr)
+				return xr;
 		}
 	}
-	return malloc(sizeof(*xc));
+	return malloc(sizeof(*xr));
 }
 
 /*
- * A call finished: below the limit again, a paused connection must be
+ * A request finished: below the limit again, a paused connection must be
  * resumed by its loop (which may have unread bytes stashed, so waiting
  * for the socket to become readable is not enough).
  */
@@ -114,45 +123,46 @@ static void conn_call_done(struct conn *c)
 {
 	unsigned int left = atomic_fetch_sub(&c->inflight, 1) - 1;
 
-	if (left < xprt.lim.max_inflight && atomic_load(&c->paused) &&
-	    atomic_exchange(&c->paused, false))
+	if (left < atomic_load_explicit(&c->max_inflight,
+					memory_order_relaxed) &&
+	    atomic_load(&c->paused) && atomic_exchange(&c->paused, false))
 		loop_post_resume(c);
 	transport_total_done(1);
 }
 
-/* Reply bytes of @xc not yet written. */
-static size_t xcall_left(const struct xcall *xc)
+/* Reply bytes of @xr not yet written. */
+static size_t xreq_left(const struct xreq *xr)
 {
 	size_t n = 0;
 	int i;
 
-	for (i = xc->iov_first; i < xc->iov_cnt; i++)
-		n += xc->iov[i].iov_len;
+	for (i = xr->iov_first; i < xr->iov_cnt; i++)
+		n += xr->iov[i].iov_len;
 	return n;
 }
 
 /*
  * A reply is leaving the send queue to be freed: it stopped counting
  * against max_inflight_total when it was queued (transport_total_done),
- * so give back the count xcall_free() is about to take.
+ * so give back the count xreq_free() is about to take.
  */
-static void xcall_unqueue(struct xcall *xc)
+static void xreq_unqueue(struct xreq *xr)
 {
-	(void)xc;
+	(void)xr;
 	if (xprt.lim.max_inflight_total)
 		atomic_fetch_add(&xprt.inflight_total, 1);
 }
 
 /*
- * @xc joins the send queue (@c->lock held): its call is answered, so it
+ * @xr joins the send queue (@c->lock held): its call is answered, so it
  * no longer counts as in flight in total; its unsent bytes count against
  * max_sendq. Returns false when they would exceed it: the connection is
  * then cut off (shut down here, closed by its loop; every reply still
- * coming is dropped) and @xc is not queued.
+ * coming is dropped) and @xr is not queued.
  */
-static bool conn_queue_reply(struct conn *c, struct xcall *xc)
+static bool conn_queue_reply(struct conn *c, struct xreq *xr)
 {
-	size_t q = atomic_load(&c->sendq_bytes) + xcall_left(xc);
+	size_t q = atomic_load(&c->sendq_bytes) + xreq_left(xr);
 	char host[64];
 
 	if (xprt.lim.max_sendq && q > xprt.lim.max_sendq) {
@@ -167,56 +177,58 @@ static bool conn_queue_reply(struct conn *c, struct xcall *xc)
 		return false;
 	}
 	atomic_store(&c->sendq_bytes, q);
-	xc->next = NULL;
+	xr->next = NULL;
 	if (c->sendq_head)
-		c->sendq_tail->next = xc;
+		c->sendq_tail->next = xr;
 	else
-		c->sendq_head = xc;
-	c->sendq_tail = xc;
+		c->sendq_head = xr;
+	c->sendq_tail = xr;
 	atomic_store(&c->has_sendq, true);
 	transport_total_done(1);
 	return true;
 }
 
 /*
- * xcall_free() - release everything @xc holds (arena, record, reply tail)
- * and its reference on the connection.
+ * xreq_free() - release everything @xr holds (arena, message, reply
+ * payload) and its reference on the connection.
  */
-void xcall_free(struct xcall *xc)
+void xreq_free(struct xreq *xr)
 {
-	struct conn *c = xc->rpc.conn;
-	struct xcall *expect;
+	struct conn *c = xr->req.conn;
+	struct xreq *expect;
 	int i;
 
-	rpc_call_finish(&xc->rpc);
-	iobuf_put(xc->rec_buf);
-	xc->rec_buf = NULL;
-	for (i = 0; i < XCALL_SPARES; i++) {
+	if (c->proto->release)
+		c->proto->release(&xr->req);
+	req_finish(&xr->req);
+	iobuf_put(xr->msg_buf);
+	xr->msg_buf = NULL;
+	for (i = 0; i < XREQ_SPARES; i++) {
 		expect = NULL;
-		if (atomic_compare_exchange_strong(&c->spare[i], &expect, xc))
+		if (atomic_compare_exchange_strong(&c->spare[i], &expect, xr))
 			break;
 	}
-	if (i == XCALL_SPARES)
-		free(xc);
+	if (i == XREQ_SPARES)
+		free(xr);
 	conn_call_done(c);
 	conn_put(c);
 }
 
 /*
- * Send what is left of the file range @iov of @xc with sendfile(2): the
+ * Send what is left of the file range @iov of @xr with sendfile(2): the
  * socket takes references to the page-cache pages, nothing is copied here.
  * Returns 1 when a part went (@iov advanced), 0 when the socket is full,
  * -errno on an error; -EIO when the file ended early (its length is
- * already in the record mark: the connection has to go).
+ * already in the frame header: the connection has to go).
  */
-static ssize_t xcall_write_file(struct conn *c, struct xcall *xc,
+static ssize_t xreq_write_file(struct conn *c, struct xreq *xr,
 				struct iovec *iov)
 {
-	off_t off = (off_t)xc->file_off;
+	off_t off = (off_t)xr->file_off;
 	ssize_t n;
 
 	for (;;) {
-		n = sendfile(c->fd, xc->file_fd, &off, iov->iov_len);
+		n = sendfile(c->fd, xr->file_fd, &off, iov->iov_len);
 		if (n > 0)
 			break;
 		if (n == 0)
@@ -227,19 +239,19 @@ static ssize_t xcall_write_file(struct conn *c, struct xcall *xc,
 			return 0;
 		return -errno;
 	}
-	xc->file_off = (uint64_t)off;
+	xr->file_off = (uint64_t)off;
 	iov->iov_len -= (size_t)n;
 	if (!iov->iov_len)
-		xc->iov_first++;
+		xr->iov_first++;
 	return 1;
 }
 
 /*
- * Write what is left of @xc's reply, with extra sendmsg @flags (MSG_MORE).
+ * Write what is left of @xr's reply, with extra sendmsg @flags (MSG_MORE).
  * Returns 1 when all of it went, 0 when the socket is full, -errno on a
  * socket error. @c->lock held.
  */
-static int xcall_write(struct conn *c, struct xcall *xc, int flags)
+static int xreq_write(struct conn *c, struct xreq *xr, int flags)
 {
 	struct msghdr msg = { 0 };
 	struct iovec *iov;
@@ -247,23 +259,23 @@ static int xcall_write(struct conn *c, struct xcall *xc, int flags)
 	int i;
 
 	for (;;) {
-		if (xc->iov_first == xc->iov_cnt)
+		if (xr->iov_first == xr->iov_cnt)
 			return 1;
-		iov = &xc->iov[xc->iov_first];
+		iov = &xr->iov[xr->iov_first];
 		if (!iov->iov_base) {
-			n = xcall_write_file(c, xc, iov);
+			n = xreq_write_file(c, xr, iov);
 			if (n <= 0)
 				return (int)n;
 			continue;
 		}
 		/* Memory pieces up to the file range or the end. */
-		for (i = xc->iov_first; i < xc->iov_cnt && xc->iov[i].iov_base;)
+		for (i = xr->iov_first; i < xr->iov_cnt && xr->iov[i].iov_base;)
 			i++;
 		msg.msg_iov = iov;
-		msg.msg_iovlen = (size_t)(i - xc->iov_first);
+		msg.msg_iovlen = (size_t)(i - xr->iov_first);
 		n = sendmsg(c->fd, &msg,
 			    MSG_NOSIGNAL | MSG_DONTWAIT |
-				    (i < xc->iov_cnt ? MSG_MORE : flags));
+				    (i < xr->iov_cnt ? MSG_MORE : flags));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -272,75 +284,86 @@ static int xcall_write(struct conn *c, struct xcall *xc, int flags)
 			return -errno;
 		}
 		/* Advance over what went, never into the file range. */
-		while (xc->iov_first < i) {
-			iov = &xc->iov[xc->iov_first];
+		while (xr->iov_first < i) {
+			iov = &xr->iov[xr->iov_first];
 			if ((size_t)n < iov->iov_len) {
 				iov->iov_base = (uint8_t *)iov->iov_base + n;
 				iov->iov_len -= (size_t)n;
 				break;
 			}
 			n -= (ssize_t)iov->iov_len;
-			xc->iov_first++;
+			xr->iov_first++;
 		}
 	}
 }
 
 /*
- * Send the reply in xc->rpc.res; ownership of @xc passes here. @flags:
+ * Frame the reply built in xr->req and lay out its pieces for the writes:
+ * the frame header goes into the head room in front of the protocol's
+ * headers, so it leaves in the same iovec. A file-range payload this
+ * transport can always send (sendfile). False when the reply cannot be
+ * framed (empty, or too long for the protocol's frame header).
+ */
+static bool xreq_frame(struct conn *c, struct xreq *xr)
+{
+	struct req *r = &xr->req;
+	size_t len = req_reply_len(r);
+	uint8_t *hdr;
+
+	if (!len || len > c->proto->frame_max) {
+		log_err("transport: %s: reply of %zu bytes cannot be framed",
+			c->proto->name, len);
+		return false;
+	}
+	hdr = req_reply_prepend(r, c->proto->hdr_len);
+	if (!hdr) {
+		log_err("transport: %s: no head room for the frame header",
+			c->proto->name);
+		return false;
+	}
+	c->proto->frame_build(hdr, (uint32_t)len);
+	xr->iov_first = 0;
+	xr->iov_cnt = req_reply_iov(r, xr->iov);
+	/* A file range: its piece has no base (see xreq_write). */
+	xr->file_fd = r->reply.payload.fd;
+	xr->file_off = r->reply.payload.off;
+	xr->next = NULL;
+	return true;
+}
+
+/*
+ * Send the reply built in xr->req; ownership of @xr passes here. @flags:
  * MSG_MORE when another reply follows at once (the loop's inline calls).
  */
-static void conn_send(struct conn *c, struct xcall *xc, int flags)
+static void conn_send(struct conn *c, struct xreq *xr, int flags)
 {
-	struct xdr_buf *res = &xc->rpc.res;
-	size_t body = res->pos;
-	int n = 0, ret;
+	int ret;
 
-	if (xdr_has_tail(res))
-		body += (size_t)res->tail_len + res->tail_pad;
-	if (body > RM_LEN_MASK) {
-		log_err("transport: reply of %zu bytes too large", body);
-		xcall_free(xc);
+	if (!xreq_frame(c, xr)) {
+		xreq_free(xr);
 		return;
 	}
-	xc->mark = htonl(RM_LAST_FRAG | (uint32_t)body);
-	xc->iov[n++] = (struct iovec){ &xc->mark, 4 };
-	xc->iov[n++] = (struct iovec){ res->base, res->pos };
-	if (res->tail && res->tail_len)
-		xc->iov[n++] = (struct iovec){ (void *)res->tail,
-					       res->tail_len };
-	/* A file range: its piece has no base (see xcall_write). */
-	xc->file_fd = res->tail_fd;
-	xc->file_off = res->tail_off;
-	if (res->tail_fd >= 0 && res->tail_len)
-		xc->iov[n++] = (struct iovec){ NULL, res->tail_len };
-	if (xdr_has_tail(res) && res->tail_pad)
-		xc->iov[n++] = (struct iovec){ (void *)zero_pad,
-					       res->tail_pad };
-	xc->iov_first = 0;
-	xc->iov_cnt = n;
-	xc->next = NULL;
-
 	pthread_mutex_lock(&c->lock);
 	if (atomic_load(&c->closed) || atomic_load(&c->cut)) {
 		pthread_mutex_unlock(&c->lock);
-		xcall_free(xc);
+		xreq_free(xr);
 		return;
 	}
 	/* Replies queued before this one go first (one writer at a time). */
 	if (c->sendq_head) {
-		if (conn_queue_reply(c, xc)) {
+		if (conn_queue_reply(c, xr)) {
 			pthread_mutex_unlock(&c->lock);
 			return;
 		}
 		pthread_mutex_unlock(&c->lock);
-		xcall_free(xc);
+		xreq_free(xr);
 		return;
 	}
-	ret = xcall_write(c, xc, flags);
+	ret = xreq_write(c, xr, flags);
 	if (ret == 0) {
-		if (!conn_queue_reply(c, xc)) {
+		if (!conn_queue_reply(c, xr)) {
 			pthread_mutex_unlock(&c->lock);
-			xcall_free(xc);
+			xreq_free(xr);
 			return;
 		}
 		/*
@@ -349,16 +372,16 @@ static void conn_send(struct conn *c, struct xcall *xc, int flags)
 		 * would then have been ignored: try once more, so that a
 		 * later full socket raises a new edge the loop will see.
 		 */
-		ret = xcall_write(c, xc, 0);
+		ret = xreq_write(c, xr, 0);
 		if (ret == 0) {
-			atomic_store(&c->sendq_bytes, xcall_left(xc));
+			atomic_store(&c->sendq_bytes, xreq_left(xr));
 			pthread_mutex_unlock(&c->lock);
 			return;
 		}
 		c->sendq_head = c->sendq_tail = NULL;
 		atomic_store(&c->sendq_bytes, 0);
 		atomic_store(&c->has_sendq, false);
-		xcall_unqueue(xc);
+		xreq_unqueue(xr);
 	}
 	if (ret < 0) {
 		log_debug("transport: send: %s", strerror(-ret));
@@ -366,73 +389,91 @@ static void conn_send(struct conn *c, struct xcall *xc, int flags)
 		shutdown(c->fd, SHUT_RDWR);
 	}
 	pthread_mutex_unlock(&c->lock);
-	xcall_free(xc);
+	xreq_free(xr);
 }
 
 /*
- * xcall_run() - worker side: process the call and send its reply; @xc is
- * freed here or queued on its connection.
+ * xreq_run() - worker side: process the request (or continue a deferred
+ * one) and send its reply; @xr is freed here or queued on its connection.
  */
-void xcall_run(struct xcall *xc)
+void xreq_run(struct xreq *xr)
 {
-	struct conn *c = xc->rpc.conn;
+	struct conn *c = xr->req.conn;
 
-	if (atomic_load_explicit(&c->closed, memory_order_relaxed) ||
-	    !rpc_process_record(&xc->rpc, xc->rec, xc->rec_len)) {
-		xcall_free(xc);
+	xr->req.nowait = false;
+	if (atomic_load_explicit(&c->closed, memory_order_relaxed)) {
+		xreq_free(xr);
 		return;
 	}
-	conn_send(c, xc, 0);
+	switch (c->proto->process(&xr->req)) {
+	case REQ_REPLY:
+		conn_send(c, xr, 0);
+		return;
+	case REQ_DEFER:
+		/* Only an inline request may defer; a worker may block. */
+		log_err("transport: %s: request deferred on a worker",
+			c->proto->name);
+		break;
+	case REQ_DROP:
+		break;
+	}
+	xreq_free(xr);
 }
 
-/* Fill xc->rpc for a fresh run of its record on @c. */
-static void xcall_prep(struct xcall *xc, struct conn *c)
+/* A fresh request on @c in @xr, its arena after @xr->arena_off bytes. */
+static void xreq_prep(struct xreq *xr, struct conn *c)
 {
-	rpc_call_init(&xc->rpc, xc->arena + xc->arena_off,
-		      sizeof(xc->arena) - xc->arena_off);
-	xc->rpc.conn = c;
-	memcpy(&xc->rpc.peer, &c->peer, c->peer_len);
-	xc->rpc.peer_len = c->peer_len;
-	xc->rpc.peer_privileged = c->privileged;
-	memcpy(&xc->rpc.local, &c->local, c->local_len);
-	xc->rpc.local_len = c->local_len;
+	struct req *r = &xr->req;
+
+	req_init(r, xr->arena + xr->arena_off,
+		 sizeof(xr->arena) - xr->arena_off);
+	r->conn = c;
+	r->conn_priv = c->priv;
+	r->peer = &c->peer;
+	r->peer_len = c->peer_len;
+	r->local = &c->local;
+	r->local_len = c->local_len;
+	r->peer_privileged = c->privileged;
+	r->caps = REQ_CAP_FILE;
+	xr->msg_buf = NULL;
 }
 
 /*
- * xcall_run_inline() - loop side: process a call marked rpc.nowait and
- * send its reply, with MSG_MORE when @more (another reply to the same
- * connection follows in this round). Returns true when the call must
- * block after all: it is then ready to run again and the caller hands it
- * to the pool; else @xc is freed or queued on its connection.
+ * xreq_run_inline() - loop side: process a request marked nowait and send
+ * its reply, with MSG_MORE when @more (another reply to the same
+ * connection follows in this round). Returns true when the request must
+ * block after all: it is deferred, ready to continue, and the caller
+ * hands it to the pool; else @xr is freed or queued on its connection.
  */
-bool xcall_run_inline(struct xcall *xc, bool more)
+bool xreq_run_inline(struct xreq *xr, bool more)
 {
-	struct conn *c = xc->rpc.conn;
+	struct conn *c = xr->req.conn;
 
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed)) {
-		xcall_free(xc);
+		xreq_free(xr);
 		return false;
 	}
-	if (rpc_process_record(&xc->rpc, xc->rec, xc->rec_len)) {
+	xr->req.nowait = true;
+	switch (c->proto->process(&xr->req)) {
+	case REQ_REPLY:
 		c->corked = more;
-		conn_send(c, xc, more ? MSG_MORE : 0);
+		conn_send(c, xr, more ? MSG_MORE : 0);
 		return false;
+	case REQ_DEFER:
+		return true;
+	case REQ_DROP:
+		break;
 	}
-	if (!xc->rpc.defer) {
-		xcall_free(xc);
-		return false;
-	}
-	rpc_call_finish(&xc->rpc);
-	xcall_prep(xc, c);
-	return true;
+	xreq_free(xr);
+	return false;
 }
 
 /*
- * xcall_uncork() - loop side: the last inline call of a round on @c sent
+ * xreq_uncork() - loop side: the last inline call of a round on @c sent
  * nothing (dropped, or handed to the pool) after replies that went with
  * MSG_MORE: push them out now (setting TCP_NODELAY pushes pending data).
  */
-void xcall_uncork(struct conn *c)
+void xreq_uncork(struct conn *c)
 {
 	int one = 1;
 
@@ -440,14 +481,6 @@ void xcall_uncork(struct conn *c)
 	if (atomic_load(&c->closed))
 		return;
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/* See transport.h: connections used by a layer beyond one call. */
-static void (*conn_close_hook)(struct conn *c);
-
-void transport_set_close_hook(void (*hook)(struct conn *c))
-{
-	conn_close_hook = hook;
 }
 
 void transport_conn_get(struct conn *c)
@@ -465,42 +498,75 @@ bool transport_conn_closed(const struct conn *c)
 	return atomic_load(&c->closed) || atomic_load(&c->cut);
 }
 
-/*
- * The message is copied into a call object's arena and leaves as that
- * call's "reply": it counts as a call in flight on @c (and in total) until
- * written, like any reply, so the send queue limits apply to it too.
- */
-int transport_conn_send_call(struct conn *c, const void *rec, size_t len)
+void transport_conn_set_max_inflight(struct conn *c, uint32_t n)
 {
-	struct xcall *xc;
+	atomic_store(&c->max_inflight, n ? n : 1);
+	/* Raised above what is in flight: a paused reader may go on. */
+	if (atomic_load(&c->inflight) < (n ? n : 1) &&
+	    atomic_load(&c->paused) && atomic_exchange(&c->paused, false))
+		loop_post_resume(c);
+}
 
-	if (!len || len > XCALL_ARENA / 2)
-		return -EMSGSIZE;
+void transport_conn_set_max_msg(struct conn *c, uint32_t n)
+{
+	frame_set_max(&c->dec, n);
+}
+
+/*
+ * A server message is a request with no received message whose reply is
+ * the message: it counts as a request in flight on @c (and in total)
+ * until written, like any reply, so the send queue limits apply to it.
+ */
+struct req *transport_msg_new(struct conn *c)
+{
+	struct xreq *xr;
+
 	if (transport_conn_closed(c))
-		return -ENOTCONN;
-	xc = xcall_get(c);
-	if (!xc)
-		return -ENOMEM;
-	xc->rec = NULL;
-	xc->rec_len = 0;
-	xc->rec_buf = NULL;
-	xc->arena_off = XCALL_ARENA / 2;
-	xcall_prep(xc, c);
-	memcpy(xc->arena, rec, len);
-	xdr_init(&xc->rpc.res, xc->arena, len);
-	xc->rpc.res.pos = len;
+		return NULL;
+	xr = xreq_get(c);
+	if (!xr)
+		return NULL;
+	xr->arena_off = 0;
+	xreq_prep(xr, c);
 	atomic_fetch_add(&c->refs, 1);
 	atomic_fetch_add(&c->inflight, 1);
 	if (xprt.lim.max_inflight_total)
 		atomic_fetch_add(&xprt.inflight_total, 1);
-	conn_send(c, xc, 0);
+	return &xr->req;
+}
+
+static struct xreq *xreq_of(struct req *r)
+{
+	return (struct xreq *)(void *)((char *)r - offsetof(struct xreq, req));
+}
+
+int transport_msg_send(struct req *m)
+{
+	struct xreq *xr = xreq_of(m);
+	struct conn *c = m->conn;
+	size_t len = req_reply_len(m);
+
+	if (!len || len > c->proto->frame_max) {
+		xreq_free(xr);
+		return -EMSGSIZE;
+	}
+	if (transport_conn_closed(c)) {
+		xreq_free(xr);
+		return -ENOTCONN;
+	}
+	conn_send(c, xr, 0);
 	return 0;
+}
+
+void transport_msg_free(struct req *m)
+{
+	xreq_free(xreq_of(m));
 }
 
 /* conn_flush() - loop side: the socket drained, send the queued replies. */
 void conn_flush(struct loop *lp, struct conn *c)
 {
-	struct xcall *done = NULL, *xc;
+	struct xreq *done = NULL, *xr;
 	size_t before, after, q0, q;
 	int ret = 0;
 
@@ -508,17 +574,17 @@ void conn_flush(struct loop *lp, struct conn *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	q = q0 = atomic_load(&c->sendq_bytes);
-	while ((xc = c->sendq_head) != NULL && !atomic_load(&c->closed) &&
+	while ((xr = c->sendq_head) != NULL && !atomic_load(&c->closed) &&
 	       !atomic_load(&c->cut)) {
-		before = xcall_left(xc);
-		ret = xcall_write(c, xc, 0);
-		after = ret == 0 ? xcall_left(xc) : 0;
+		before = xreq_left(xr);
+		ret = xreq_write(c, xr, 0);
+		after = ret == 0 ? xreq_left(xr) : 0;
 		q -= q >= before - after ? before - after : q;
 		if (ret == 0)
 			break;
-		c->sendq_head = xc->next;
-		xc->next = done;
-		done = xc;
+		c->sendq_head = xr->next;
+		xr->next = done;
+		done = xr;
 		if (ret < 0) {
 			shutdown(c->fd, SHUT_RDWR);
 			break;
@@ -534,10 +600,10 @@ void conn_flush(struct loop *lp, struct conn *c)
 	/* The client takes its replies: not idle. */
 	if (q < q0)
 		c->last_active = lp->now;
-	while ((xc = done) != NULL) {
-		done = xc->next;
-		xcall_unqueue(xc);
-		xcall_free(xc);
+	while ((xr = done) != NULL) {
+		done = xr->next;
+		xreq_unqueue(xr);
+		xreq_free(xr);
 	}
 	/* Reading paused for the queue resumes once it has drained. */
 	if (c->sendq_paused && q <= xprt.lim.max_sendq / 8)
@@ -547,7 +613,7 @@ void conn_flush(struct loop *lp, struct conn *c)
 /* conn_close() - loop side: unregister, close the socket, drop replies. */
 void conn_close(struct loop *lp, struct conn *c)
 {
-	struct xcall *q, *xc;
+	struct xreq *q, *xr;
 
 	if (atomic_load(&c->closed))
 		return;
@@ -561,12 +627,12 @@ void conn_close(struct loop *lp, struct conn *c)
 	close(c->fd);
 	c->fd = -1;
 	pthread_mutex_unlock(&c->lock);
-	while ((xc = q) != NULL) {
-		q = xc->next;
-		xcall_unqueue(xc);
-		xcall_free(xc);
+	while ((xr = q) != NULL) {
+		q = xr->next;
+		xreq_unqueue(xr);
+		xreq_free(xr);
 	}
-	rm_destroy(&c->dec);
+	frame_destroy(&c->dec);
 	free(c->stash);
 	c->stash = NULL;
 	c->stash_len = c->stash_off = 0;
@@ -580,70 +646,74 @@ void conn_close(struct loop *lp, struct conn *c)
 	atomic_fetch_sub(&xprt.nconns, 1);
 	client_conn_del(&c->peer);
 	stats_conn_close();
-	if (conn_close_hook)
-		conn_close_hook(c);
+	if (c->proto_up && c->proto->conn_close)
+		c->proto->conn_close(c, c->priv);
 	/* The loop's reference is dropped after this round of events. */
 	c->prev = NULL;
 	c->next = lp->zombies;
 	lp->zombies = c;
 }
 
-/* Turn the decoder's complete record into a call on the loop's batch. */
+/* Turn the decoder's complete message into a request on the loop's batch. */
 static int conn_emit(struct loop *lp, struct conn *c)
 {
-	struct xcall *xc = xcall_get(c);
+	struct xreq *xr = xreq_get(c);
+	struct iobuf *buf = NULL;
+	uint8_t *msg;
 	size_t len, off = 0;
+	uint32_t max;
 
-	if (!xc)
+	if (!xr)
 		return -ENOMEM;
-	if (c->dec.rec_len <= XCALL_REC_INLINE) {
-		/* Small records live in the arena; the decoder keeps its
+	if (c->dec.msg_len <= XREQ_MSG_INLINE) {
+		/* Small messages live in the arena; the decoder keeps its
 		 * buffer for the next one. */
-		len = c->dec.rec_len;
+		len = c->dec.msg_len;
 		if (len)
-			memcpy(xc->arena, c->dec.rec, len);
-		xc->rec = xc->arena;
-		xc->rec_len = len;
-		xc->rec_buf = NULL;
+			memcpy(xr->arena, c->dec.msg, len);
+		msg = xr->arena;
 		off = (len + alignof(max_align_t) - 1) &
 		      ~(alignof(max_align_t) - 1);
-		rm_record_done(&c->dec);
+		frame_done(&c->dec);
 	} else {
-		xc->rec = rm_record_take(&c->dec, &xc->rec_len, &xc->rec_buf);
+		msg = frame_take(&c->dec, &len, &buf);
 	}
-	c->bulk = xc->rec_len >= RM_ALIGN_MIN;
-	xc->arena_off = (uint32_t)off;
-	xcall_prep(xc, c);
+	c->bulk = len >= FRAME_ALIGN_MIN;
+	xr->arena_off = (uint32_t)off;
+	xreq_prep(xr, c);
+	xr->req.msg = msg;
+	xr->req.msg_len = len;
+	xr->msg_buf = buf;
 	atomic_fetch_add(&c->refs, 1);
 
-	xc->next = NULL;
-	if (lp->ninl < LOOP_INLINE_MAX &&
-	    rpc_record_inline(xc->rec, xc->rec_len)) {
+	xr->next = NULL;
+	if (lp->ninl < LOOP_INLINE_MAX && c->proto->may_inline &&
+	    c->proto->may_inline(c->priv, msg, len)) {
 		/* Cheap: run on this thread once the round's reads are done
 		 * (workq.c, loop_run_inline). */
-		xc->rpc.nowait = true;
 		if (lp->inl_tail)
-			lp->inl_tail->next = xc;
+			lp->inl_tail->next = xr;
 		else
-			lp->inl_head = xc;
-		lp->inl_tail = xc;
+			lp->inl_head = xr;
+		lp->inl_tail = xr;
 		lp->ninl++;
 		c->inl_pending++;
 	} else {
 		if (lp->batch_tail)
-			lp->batch_tail->next = xc;
+			lp->batch_tail->next = xr;
 		else
-			lp->batch_head = xc;
-		lp->batch_tail = xc;
+			lp->batch_head = xr;
+		lp->batch_tail = xr;
 		if (++lp->nbatch >= 64)
 			loop_flush_batch(lp);
 	}
 
-	if (atomic_fetch_add(&c->inflight, 1) + 1 >= xprt.lim.max_inflight) {
+	max = atomic_load_explicit(&c->max_inflight, memory_order_relaxed);
+	if (atomic_fetch_add(&c->inflight, 1) + 1 >= max) {
 		atomic_store(&c->paused, true);
 		/* A worker may have finished one in between (see
 		 * conn_call_done): whoever clears the flag resumes. */
-		if (atomic_load(&c->inflight) < xprt.lim.max_inflight)
+		if (atomic_load(&c->inflight) < max)
 			atomic_exchange(&c->paused, false);
 	}
 	return 0;
@@ -658,7 +728,7 @@ static void conn_mem_hit(void)
 }
 
 /*
- * The pool refused storage for the record being read: wait for the relief
+ * The pool refused storage for the message being read: wait for the relief
  * hook (loop_mem_resume) unless memory came back in the meantime. Setting
  * the waiter flag before the last try means a buffer freed after the try
  * always wakes us.
@@ -666,7 +736,7 @@ static void conn_mem_hit(void)
 static void conn_mem_wait(struct conn *c)
 {
 	iobuf_wait_relief();
-	if (!rm_retry(&c->dec)) {
+	if (!frame_retry(&c->dec)) {
 		c->mem_paused = true;
 		conn_mem_hit();
 	}
@@ -679,9 +749,9 @@ static void conn_mem_wait(struct conn *c)
  */
 static bool conn_mem_check(struct conn *c)
 {
-	if (rm_need_mem(&c->dec))
+	if (frame_need_mem(&c->dec))
 		conn_mem_wait(c);
-	else if (rm_idle(&c->dec) && iobuf_pressure() &&
+	else if (frame_idle(&c->dec) && iobuf_pressure() &&
 		 iobuf_wait_relief()) {
 		c->mem_paused = true;
 		conn_mem_hit();
@@ -690,7 +760,7 @@ static bool conn_mem_check(struct conn *c)
 }
 
 /*
- * A record just became a call: the record clock stops, the call counts
+ * A message just became a request: its clock stops, the request counts
  * against max_inflight_total (reading stops at the limit, on every
  * connection, until transport_total_done() sees the low watermark).
  */
@@ -703,9 +773,9 @@ static void conn_note_call(struct conn *c)
 		/* Flow control, as designed: counted, logged for debugging. */
 		stats_limit_hit(STATS_LIMIT_INFLIGHT);
 		log_ratelimited(LL_DEBUG,
-				"transport: %u calls in flight on a "
+				"transport: %u requests in flight on a "
 				"connection, reading paused (--max-inflight)",
-				xprt.lim.max_inflight);
+				atomic_load(&c->max_inflight));
 	}
 	if (!max || atomic_fetch_add(&xprt.inflight_total, 1) + 1 < max)
 		return;
@@ -757,12 +827,12 @@ static bool conn_read_stopped(struct conn *c)
 	return true;
 }
 
-/* The first bytes of a record arrived: its clock starts (conn_expired). */
+/* The first bytes of a message arrived: its clock starts (conn_expired). */
 static void conn_note_read(struct loop *lp, struct conn *c)
 {
 	c->spoke = true;
 	c->last_active = lp->now;
-	if (!c->rec_start && !rm_idle(&c->dec))
+	if (!c->rec_start && !frame_idle(&c->dec))
 		c->rec_start = lp->now;
 }
 
@@ -789,16 +859,16 @@ static int conn_feed(struct loop *lp, struct conn *c, const uint8_t *p,
 			c->stash_len = len;
 			return 0;
 		}
-		n = rm_decode(&c->dec, p, len);
+		n = frame_decode(&c->dec, p, len);
 		if (n < 0)
 			return (int)n;
 		p += n;
 		len -= (size_t)n;
-		if (rm_need_mem(&c->dec)) {
+		if (frame_need_mem(&c->dec)) {
 			conn_mem_wait(c);
 			continue;
 		}
-		if (rm_record_complete(&c->dec)) {
+		if (frame_complete(&c->dec)) {
 			ret = conn_emit(lp, c);
 			if (ret < 0)
 				return ret;
@@ -816,9 +886,9 @@ static void conn_fail(struct loop *lp, struct conn *c, int err)
 	if (err == -EMSGSIZE) {
 		stats_limit_hit(STATS_LIMIT_RECORD_SIZE);
 		log_ratelimited(LL_WARN,
-				"transport: %s: record larger than %u bytes, "
-				"closing (--max-record)",
-				host, xprt.lim.max_record);
+				"transport: %s: %s record larger than %u "
+				"bytes, closing",
+				host, c->proto->name, c->dec.max_msg);
 	} else if (err)
 		log_debug("transport: %s: %s, closing", host, strerror(-err));
 	conn_close(lp, c);
@@ -868,7 +938,7 @@ void conn_read(struct loop *lp, struct conn *c)
 			return;
 		niov = 0;
 		direct = 0;
-		body = rm_body_space(&c->dec, &want);
+		body = frame_body_space(&c->dec, &want);
 		if (body && want >= DIRECT_READ_MIN) {
 			iov[niov++] = (struct iovec){ body, want };
 			direct = want;
@@ -891,8 +961,8 @@ void conn_read(struct loop *lp, struct conn *c)
 		got = (size_t)n;
 		if (direct) {
 			want = (size_t)n < direct ? (size_t)n : direct;
-			rm_body_advance(&c->dec, want);
-			if (rm_record_complete(&c->dec)) {
+			frame_body_advance(&c->dec, want);
+			if (frame_complete(&c->dec)) {
 				ret = conn_emit(lp, c);
 				if (ret < 0) {
 					conn_fail(lp, c, ret);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RPC record marking decoder (RFC 5531 §11), storing records in pooled
- * buffers. The first fragment of a large record is not stored until its
- * head (RM_HEAD_MAX bytes) is in: the alignment hint then says where the
- * payload starts, and the buffer is placed so that the payload is aligned
- * and can go to O_DIRECT without a copy.
+ * Frame decoder (frame.h), storing messages in pooled buffers. The first
+ * frame of a large message is not stored until its head (FRAME_HEAD_MAX
+ * bytes) is in: the alignment hint then says where the payload starts,
+ * and the buffer is placed so that the payload is aligned and can go to
+ * O_DIRECT without a copy.
  */
-#include "transport/rm.h"
+#include "transport/frame.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -15,33 +15,32 @@
 
 #include "core/iobuf.h"
 
-void rm_init(struct rm_decoder *d, uint32_t max_record)
+void frame_init(struct frame_decoder *d, const struct frame_ops *ops,
+		uint32_t max_msg)
 {
 	memset(d, 0, sizeof(*d));
-	d->max_record = max_record ? max_record : RM_DEFAULT_MAX_RECORD;
-	if (d->max_record > RM_LEN_MASK)
-		d->max_record = RM_LEN_MASK;
+	d->ops = ops;
+	frame_set_max(d, max_msg);
 }
 
-void rm_set_align(struct rm_decoder *d,
-		  size_t (*fn)(const uint8_t *head, size_t len))
+void frame_set_max(struct frame_decoder *d, uint32_t max_msg)
 {
-	d->align = fn;
+	d->max_msg = max_msg ? max_msg : 1;
 }
 
-static void rm_drop_buf(struct rm_decoder *d)
+static void frame_drop_buf(struct frame_decoder *d)
 {
 	iobuf_put(d->buf);
 	d->buf = NULL;
-	d->rec = NULL;
-	d->rec_cap = 0;
+	d->msg = NULL;
+	d->msg_cap = 0;
 	d->shift = 0;
 }
 
-void rm_destroy(struct rm_decoder *d)
+void frame_destroy(struct frame_decoder *d)
 {
-	rm_drop_buf(d);
-	d->rec_len = 0;
+	frame_drop_buf(d);
+	d->msg_len = 0;
 }
 
 /*
@@ -49,41 +48,41 @@ void rm_destroy(struct rm_decoder *d)
  * keeping the bytes so far and the alignment shift. Returns 0 or -ENOMEM
  * when the pool refuses.
  */
-static int rm_reserve(struct rm_decoder *d, size_t flen)
+static int frame_reserve(struct frame_decoder *d, size_t flen)
 {
-	size_t need = d->rec_len + flen, cap;
+	size_t need = d->msg_len + flen, cap;
 	struct iobuf *b;
 
-	if (need <= d->rec_cap)
+	if (need <= d->msg_cap)
 		return 0;
 	/*
-	 * The first fragment is allocated exactly (most records are one
-	 * fragment); later ones grow geometrically so that many small
-	 * fragments cost amortised linear time.
+	 * The first frame is allocated exactly (most messages are one
+	 * frame); later ones grow geometrically so that many small
+	 * frames cost amortised linear time.
 	 */
 	cap = need;
-	if (d->rec_len && d->rec_cap * 2 > need)
-		cap = d->rec_cap * 2;
-	if (cap > d->max_record)
-		cap = d->max_record;
+	if (d->msg_len && d->msg_cap * 2 > need)
+		cap = d->msg_cap * 2;
+	if (cap > d->max_msg)
+		cap = d->max_msg;
 	if (cap < need)
 		cap = need;
 	b = iobuf_alloc(d->shift + cap);
 	if (!b)
 		return -ENOMEM;
-	if (d->rec_len)
-		memcpy(b->data + d->shift, d->rec, d->rec_len);
+	if (d->msg_len)
+		memcpy(b->data + d->shift, d->msg, d->msg_len);
 	iobuf_put(d->buf);
 	d->buf = b;
-	d->rec = b->data + d->shift;
-	d->rec_cap = b->size - d->shift;
+	d->msg = b->data + d->shift;
+	d->msg_cap = b->size - d->shift;
 	return 0;
 }
 
-/* Storage for the fragment whose frag_left bytes are due; or need_mem. */
-static void rm_store_fragment(struct rm_decoder *d)
+/* Storage for the frame whose frag_left bytes are due; or need_mem. */
+static void frame_store(struct frame_decoder *d)
 {
-	if (rm_reserve(d, d->frag_left) < 0) {
+	if (frame_reserve(d, d->frag_left) < 0) {
 		d->need_mem = true;
 		return;
 	}
@@ -91,57 +90,60 @@ static void rm_store_fragment(struct rm_decoder *d)
 	d->in_body = true;
 }
 
-/* The head of a large first fragment is in: place and store it. */
-static void rm_store_head(struct rm_decoder *d)
+/* The head of a large first frame is in: place and store it. */
+static void frame_store_head(struct frame_decoder *d)
 {
-	size_t at = d->align ? d->align(d->head, d->head_have) : 0;
+	size_t at = d->ops->align ? d->ops->align(d->head, d->head_have) : 0;
 
-	/* rm_start_fragment: only a record's first, non-empty fragment. */
-	assert(d->rec_len == 0 && d->frag_left > 0);
-	/* Only an offset inside the fragment is worth honouring. */
+	/* frame_start: only a message's first, non-empty frame. */
+	assert(d->msg_len == 0 && d->frag_left > 0);
+	/* Only an offset inside the frame is worth honouring. */
 	if (at >= d->frag_left)
 		at = 0;
 	d->shift = (IOBUF_ALIGN - at % IOBUF_ALIGN) % IOBUF_ALIGN;
 	/* Nothing is stored yet: any buffer left is re-placed or dropped. */
 	if (d->buf && d->buf->size < d->shift + d->frag_left)
-		rm_drop_buf(d);
+		frame_drop_buf(d);
 	if (d->buf) {
-		d->rec = d->buf->data + d->shift;
-		d->rec_cap = d->buf->size - d->shift;
+		d->msg = d->buf->data + d->shift;
+		d->msg_cap = d->buf->size - d->shift;
 	}
-	if (rm_reserve(d, d->frag_left) < 0) {
+	if (frame_reserve(d, d->frag_left) < 0) {
 		d->need_mem = true;
 		return;
 	}
 	d->need_mem = false;
 	d->in_head = false;
-	memcpy(d->rec, d->head, d->head_have);
+	memcpy(d->msg, d->head, d->head_have);
 	d->in_body = true;
-	rm_body_advance(d, d->head_have);
+	frame_body_advance(d, d->head_have);
 }
 
-bool rm_retry(struct rm_decoder *d)
+bool frame_retry(struct frame_decoder *d)
 {
 	if (!d->need_mem)
 		return true;
 	if (d->in_head)
-		rm_store_head(d);
+		frame_store_head(d);
 	else
-		rm_store_fragment(d);
+		frame_store(d);
 	return !d->need_mem;
 }
 
-/* A complete header is in d->hdr: start its fragment. */
-static int rm_start_fragment(struct rm_decoder *d)
+/* A complete header is in d->hdr: start its frame. */
+static int frame_start(struct frame_decoder *d)
 {
-	uint32_t v = (uint32_t)d->hdr[0] << 24 | (uint32_t)d->hdr[1] << 16 |
-		     (uint32_t)d->hdr[2] << 8 | d->hdr[3];
-	uint32_t flen = v & RM_LEN_MASK;
+	uint32_t flen;
+	bool last;
+	int ret;
 
+	ret = d->ops->parse(d->hdr, &flen, &last);
+	if (ret < 0)
+		return ret;
 	d->hdr_have = 0;
-	d->last = (v & RM_LAST_FRAG) != 0;
+	d->last = last;
 	/* Check before any arithmetic or allocation. */
-	if (flen > d->max_record || d->rec_len > d->max_record - flen)
+	if (flen > d->max_msg || d->msg_len > d->max_msg - flen)
 		return -EMSGSIZE;
 	if (!flen) {
 		if (d->last)
@@ -149,37 +151,37 @@ static int rm_start_fragment(struct rm_decoder *d)
 		return 0;
 	}
 	d->frag_left = flen;
-	if (!d->rec_len && d->align && flen >= RM_ALIGN_MIN) {
+	if (!d->msg_len && d->ops->align && flen >= FRAME_ALIGN_MIN) {
 		d->in_head = true;
 		d->head_have = 0;
-		d->head_want = flen < RM_HEAD_MAX ? flen : RM_HEAD_MAX;
+		d->head_want = flen < FRAME_HEAD_MAX ? flen : FRAME_HEAD_MAX;
 		return 0;
 	}
-	if (!d->rec_len && d->buf) {
-		/* A new record: no alignment wanted. */
+	if (!d->msg_len && d->buf) {
+		/* A new message: no alignment wanted. */
 		d->shift = 0;
-		d->rec = d->buf->data;
-		d->rec_cap = d->buf->size;
+		d->msg = d->buf->data;
+		d->msg_cap = d->buf->size;
 	}
-	rm_store_fragment(d);
+	frame_store(d);
 	return 0;
 }
 
-ssize_t rm_decode(struct rm_decoder *d, const uint8_t *src, size_t len)
+ssize_t frame_decode(struct frame_decoder *d, const uint8_t *src, size_t len)
 {
 	size_t off = 0, n;
 	int ret;
 
-	if (d->need_mem && !rm_retry(d))
+	if (d->need_mem && !frame_retry(d))
 		return 0;
 	while (off < len && !d->complete && !d->need_mem) {
 		if (d->in_body) {
 			n = len - off;
 			if (n > d->frag_left)
 				n = d->frag_left;
-			memcpy(d->rec + d->rec_len, src + off, n);
+			memcpy(d->msg + d->msg_len, src + off, n);
 			off += n;
-			rm_body_advance(d, n);
+			frame_body_advance(d, n);
 			continue;
 		}
 		if (d->in_head) {
@@ -190,17 +192,17 @@ ssize_t rm_decode(struct rm_decoder *d, const uint8_t *src, size_t len)
 			d->head_have += (uint32_t)n;
 			off += n;
 			if (d->head_have == d->head_want)
-				rm_store_head(d);
+				frame_store_head(d);
 			continue;
 		}
-		n = 4u - d->hdr_have;
+		n = d->ops->hdr_len - d->hdr_have;
 		if (n > len - off)
 			n = len - off;
 		memcpy(d->hdr + d->hdr_have, src + off, n);
 		d->hdr_have += (uint8_t)n;
 		off += n;
-		if (d->hdr_have == 4) {
-			ret = rm_start_fragment(d);
+		if (d->hdr_have == d->ops->hdr_len) {
+			ret = frame_start(d);
 			if (ret < 0)
 				return ret;
 		}
@@ -208,19 +210,19 @@ ssize_t rm_decode(struct rm_decoder *d, const uint8_t *src, size_t len)
 	return (ssize_t)off;
 }
 
-uint8_t *rm_body_space(struct rm_decoder *d, size_t *len)
+uint8_t *frame_body_space(struct frame_decoder *d, size_t *len)
 {
 	if (!d->in_body) {
 		*len = 0;
 		return NULL;
 	}
 	*len = d->frag_left;
-	return d->rec + d->rec_len;
+	return d->msg + d->msg_len;
 }
 
-void rm_body_advance(struct rm_decoder *d, size_t n)
+void frame_body_advance(struct frame_decoder *d, size_t n)
 {
-	d->rec_len += n;
+	d->msg_len += n;
 	d->frag_left -= (uint32_t)n;
 	if (d->frag_left == 0) {
 		d->in_body = false;
@@ -229,30 +231,30 @@ void rm_body_advance(struct rm_decoder *d, size_t n)
 	}
 }
 
-uint8_t *rm_record_take(struct rm_decoder *d, size_t *len,
+uint8_t *frame_take(struct frame_decoder *d, size_t *len,
 			struct iobuf **buf)
 {
-	uint8_t *p = d->rec_len ? d->rec : NULL;
+	uint8_t *p = d->msg_len ? d->msg : NULL;
 
-	*len = d->rec_len;
+	*len = d->msg_len;
 	*buf = p ? d->buf : NULL;
 	if (p) {
 		d->buf = NULL;
-		d->rec = NULL;
-		d->rec_cap = 0;
+		d->msg = NULL;
+		d->msg_cap = 0;
 	}
 	d->shift = 0;
-	d->rec_len = 0;
+	d->msg_len = 0;
 	d->complete = false;
 	d->last = false;
 	return p;
 }
 
-void rm_record_done(struct rm_decoder *d)
+void frame_done(struct frame_decoder *d)
 {
 	/* Back to the pool (this thread's shard, so the next one reuses it). */
-	rm_drop_buf(d);
-	d->rec_len = 0;
+	frame_drop_buf(d);
+	d->msg_len = 0;
 	d->complete = false;
 	d->last = false;
 }

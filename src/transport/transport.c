@@ -30,7 +30,7 @@ struct transport xprt = {
 
 void transport_limits_default(struct transport_limits *l)
 {
-	l->max_record = RM_DEFAULT_MAX_RECORD;
+	l->max_record = TRANSPORT_DEFAULT_MAX_RECORD;
 	l->max_conns = TRANSPORT_DEFAULT_MAX_CONNS;
 	l->max_inflight = TRANSPORT_DEFAULT_MAX_INFLIGHT;
 	l->idle_timeout = TRANSPORT_DEFAULT_IDLE_TIMEOUT;
@@ -209,7 +209,7 @@ int transport_init(unsigned int nloops, unsigned int nworkers,
 	else
 		transport_limits_default(&xprt.lim);
 	if (!xprt.lim.max_record)
-		xprt.lim.max_record = RM_DEFAULT_MAX_RECORD;
+		xprt.lim.max_record = TRANSPORT_DEFAULT_MAX_RECORD;
 	if (!xprt.lim.max_inflight)
 		xprt.lim.max_inflight = 1;
 	/* One whole reply must fit, or every large READ would be cut. */
@@ -299,6 +299,7 @@ int transport_parse_addr(const char *spec, uint16_t default_port,
 }
 
 int transport_listen(const char *spec, uint16_t default_port,
+		     const struct transport_proto *proto,
 		     struct sockaddr_storage *bound, socklen_t *bound_len)
 {
 	struct listener *l;
@@ -308,6 +309,10 @@ int transport_listen(const char *spec, uint16_t default_port,
 
 	if (xprt.nlisteners == TRANSPORT_MAX_LISTENERS)
 		return -ENOSPC;
+	if (!proto || !proto->process || !proto->frame_parse ||
+	    !proto->frame_build || !proto->hdr_len ||
+	    proto->hdr_len > FRAME_HDR_MAX)
+		return -EINVAL;
 	ret = transport_parse_addr(spec, default_port, &ss, &len);
 	if (ret < 0)
 		return ret;
@@ -326,6 +331,7 @@ int transport_listen(const char *spec, uint16_t default_port,
 	memset(l, 0, sizeof(*l));
 	l->kind = EP_LISTENER;
 	l->fd = fd;
+	l->proto = proto;
 	l->addr_len = sizeof(l->addr);
 	if (getsockname(fd, (struct sockaddr *)&l->addr, &l->addr_len) < 0)
 		goto out_close;
@@ -408,11 +414,17 @@ static void loop_attach(struct loop *lp, struct conn *c)
 	if (lp->conns)
 		lp->conns->prev = c;
 	lp->conns = c;
-	if (atomic_load(&xprt.stopping) ||
-	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+	if (atomic_load(&xprt.stopping)) {
 		/* conn_close() expects the fd registered; DEL just fails */
 		conn_close(lp, c);
+		return;
 	}
+	/* The protocol's state first: nothing is read before it exists. */
+	c->proto_up = !c->proto->conn_init ||
+		      c->proto->conn_init(c, &c->priv) == 0;
+	if (!c->proto_up ||
+	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0)
+		conn_close(lp, c);
 }
 
 /*
@@ -563,7 +575,7 @@ static void loop_accept(struct loop *lp, struct listener *l)
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c = conn_new(fd, &peer, plen);
+		c = conn_new(fd, &peer, plen, l->proto);
 		if (!c) {
 			client_conn_del(&peer);
 			close(fd);
@@ -594,7 +606,7 @@ static int listener_add(struct loop *lp, struct listener *l)
 }
 
 /*
- * Which time bound @c is past, if any (STATS_LIMIT_NR for none): a record
+ * Which time bound @c is past, if any (STATS_LIMIT_NR for none): a message
  * begun more than record_timeout ago and still incomplete, or no traffic
  * for idle_timeout (silent_timeout if it never sent a byte). Calls being
  * worked on keep a connection; replies it does not read do not: reading
@@ -607,11 +619,11 @@ static enum stats_limit conn_expired(struct loop *lp, struct conn *c)
 
 	if (atomic_load(&c->cut))
 		return STATS_LIMIT_SENDQ;
-	if (rm_idle(&c->dec) && !c->stash) {
+	if (frame_idle(&c->dec) && !c->stash) {
 		c->rec_start = 0;
 	} else if (atomic_load(&c->paused) || c->mem_paused ||
 		   c->sendq_paused || !c->rec_start) {
-		/* We stopped reading, not the client, or a record began. */
+		/* We stopped reading, not the client, or a message began. */
 		c->rec_start = lp->now;
 	} else if (l->record_timeout &&
 		   lp->now - c->rec_start > l->record_timeout) {

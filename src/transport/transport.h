@@ -3,29 +3,40 @@
 #define NASD_TRANSPORT_TRANSPORT_H
 
 /*
- * Event-driven TCP transport for ONC RPC (DESIGN.md §3).
+ * Event-driven TCP transport (DESIGN.md §1, §3), protocol-neutral.
  *
- * N event-loop threads (epoll, edge-triggered) own the connections, which
- * are dealt round-robin at accept; a loop reads RPC records (RFC 5531 §11)
- * and turns each complete record into one call. Cheap calls that do not
- * block (RPC_PROC_INLINE) run on the loop itself after its round of reads;
- * the others pass once to a pool of worker threads through a single queue
- * (workq.c). Whichever thread runs rpc_process_record() writes the reply
- * itself (record mark + header/body + borrowed tail + pad in one
- * sendmsg); what the socket does not take is queued on the connection and
- * flushed by its loop when the socket drains. Replies may leave in any
- * order.
+ * Each listener serves one protocol, described by its table (struct
+ * transport_proto): how messages are framed on the stream, whether one
+ * may run on the event loop, how it is processed, and per-connection
+ * hooks. ONC RPC (record marking) is one such protocol, SMB2 (direct
+ * TCP) another; the transport includes neither's headers.
  *
- * Usage: transport_init(), transport_listen() for each address,
- * transport_run() (blocks), and transport_stop() from anywhere (it is
- * async-signal-safe) to make transport_run() stop accepting, let the
- * in-flight calls finish, close every connection and return.
+ * N event-loop threads (epoll, edge-triggered) own the connections; a new
+ * connection goes to the loop with the fewest. A loop reads frames, turns
+ * each complete message into one request (core/req.h) and either runs it
+ * itself after its round of reads (the protocol's may_inline says the
+ * request is cheap and will not block) or passes it once to a pool of
+ * worker threads through a single queue (workq.c). A request processed
+ * inline that turns out to need blocking I/O is deferred: it goes to the
+ * pool and is processed again there, continuing where it stopped.
+ * Whichever thread processed the request writes its reply itself (frame
+ * header + head + body segments + payload, as one sendmsg, with a file
+ * payload by sendfile); what the socket does not take is queued on the
+ * connection and flushed by its loop when the socket drains. Replies may
+ * leave in any order.
+ *
+ * Usage: transport_init(), transport_listen() for each address and
+ * protocol, transport_run() (blocks), and transport_stop() from anywhere
+ * (it is async-signal-safe) to make transport_run() stop accepting, let
+ * the in-flight requests finish, close every connection and return.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+
+#include "core/req.h"
 
 #define TRANSPORT_DEFAULT_WORKERS 16
 #define TRANSPORT_DEFAULT_MAX_CONNS 4096
@@ -45,11 +56,15 @@
  * LOG_RATELIMIT_SECONDS per kind.
  */
 struct transport_limits {
-	uint32_t max_record;    /* bytes; larger records close the conn */
+	/* bytes; larger messages close the conn, for protocols that take
+	 * their limit from here (RPC: --max-record) */
+	uint32_t max_record;
 	uint32_t max_conns;     /* further accepts are closed at once */
 	/* connections from one address (port ignored); 0 = no limit */
 	uint32_t max_conns_per_client;
-	uint32_t max_inflight;  /* per conn; reading pauses at the limit */
+	/* requests per conn (a protocol may raise it for a connection:
+	 * SMB credits); reading pauses at the limit */
+	uint32_t max_inflight;
 	/*
 	 * all conns: every loop stops reading at the limit and resumes
 	 * below 3/4 of it; 0 = no limit
@@ -72,6 +87,61 @@ struct transport_limits {
 /* transport_limits_default() - fill @l with the defaults above. */
 void transport_limits_default(struct transport_limits *l);
 
+#define TRANSPORT_DEFAULT_MAX_RECORD ((1u << 20) + (64u << 10))
+
+struct conn;
+
+/*
+ * The protocol a listener serves. Filled once by the layer that owns the
+ * protocol wiring (server/), read-only afterwards; it must outlive the
+ * transport. Hooks run on the threads named; none may block unless said.
+ */
+struct transport_proto {
+	const char *name;             /* for logs */
+	/* Framing (see transport/frame.h). */
+	uint32_t hdr_len;             /* frame header bytes, 1..8 */
+	/* One received header: body length, last frame? 0 or -errno. */
+	int (*frame_parse)(const uint8_t *hdr, uint32_t *len, bool *last);
+	/* The header of a one-frame message of @len bytes (a reply). */
+	void (*frame_build)(uint8_t *hdr, uint32_t len);
+	uint32_t frame_max;           /* the longest length frame_build takes */
+	/* Longest message accepted (0: lim.max_record); per connection
+	 * afterwards, see transport_conn_set_max_msg(). */
+	uint32_t max_msg;
+	/* Optional: the offset of a large message's payload byte that
+	 * should sit aligned for O_DIRECT, from its first bytes; 0 = none. */
+	size_t (*align)(const uint8_t *head, size_t len);
+	/* Requests in flight per connection (0: lim.max_inflight). */
+	uint32_t max_inflight;
+
+	/*
+	 * Loop thread, for each complete message: may it be processed on
+	 * this thread (cheap, will not block; a wrong "yes" costs only a
+	 * deferral)? NULL: never.
+	 */
+	bool (*may_inline)(void *conn_priv, const uint8_t *msg, size_t len);
+	/*
+	 * Process request @r (its message in r->msg): build the reply in
+	 * r->reply, and answer REQ_REPLY (send it), REQ_DROP (nothing to
+	 * send) or REQ_DEFER (only when r->nowait: call me again on a
+	 * worker). Runs on a worker, or on the loop with r->nowait set.
+	 */
+	enum req_verdict (*process)(struct req *r);
+	/* Optional: @r is over (its reply sent or dropped), any thread,
+	 * before its memory is freed. */
+	void (*release)(struct req *r);
+
+	/* Optional, loop thread, at accept: per-connection state into
+	 * *@priv (it becomes every request's conn_priv). -errno closes. */
+	int (*conn_init)(struct conn *c, void **priv);
+	/* Optional, loop thread, once, when the connection closes (its
+	 * requests may still be running). */
+	void (*conn_close)(struct conn *c, void *priv);
+	/* Optional, any thread, at the connection's last reference: no
+	 * request of it exists any more. */
+	void (*conn_free)(void *priv);
+};
+
 /*
  * transport_init() - set up (threads start in transport_run()).
  * @nloops: event loops, 0 = one per online CPU; @nworkers: worker
@@ -91,18 +161,19 @@ int transport_parse_addr(const char *spec, uint16_t default_port,
 
 /*
  * transport_listen() - open a TCP listener (SO_REUSEADDR, IPv6 sockets
- * v6-only) on @spec (see transport_parse_addr()). The bound address,
- * with the real port when 0 was asked, goes to @bound if not NULL.
- * Every registered RPC program is served on every listener.
+ * v6-only) on @spec (see transport_parse_addr()) serving protocol @proto
+ * (borrowed for the transport's life). The bound address, with the real
+ * port when 0 was asked, goes to @bound if not NULL.
  * Returns 0 or -errno (e.g. -EADDRINUSE).
  */
 int transport_listen(const char *spec, uint16_t default_port,
+		     const struct transport_proto *proto,
 		     struct sockaddr_storage *bound, socklen_t *bound_len);
 
 /*
  * transport_run() - start the loops and workers and serve until
  * transport_stop(); then stop accepting, wait (up to drain_timeout) for
- * in-flight calls, close all connections and listeners, join every
+ * in-flight requests, close all connections and listeners, join every
  * thread. Returns 0 or -errno if the threads could not start.
  */
 int transport_run(void);
@@ -111,14 +182,11 @@ int transport_run(void);
 void transport_stop(void);
 
 /*
- * Server-initiated calls on a client's connection (the NFSv4.1 back
- * channel, RFC 8881 §2.10.3.1). A layer that keeps a connection beyond
- * the call it came with pins it with transport_conn_get() and drops it
- * with transport_conn_put(); the close hook tells it when the connection
- * is gone (called once per connection, on its loop thread, after it is
- * marked closed, without transport locks held; it must not block).
+ * Connections beyond one request. A layer that keeps a connection (the
+ * NFSv4.1 back channel, RFC 8881 §2.10.3.1; SMB sessions) pins it with
+ * transport_conn_get() and drops it with transport_conn_put(); the
+ * protocol's conn_close hook tells it when the connection is gone.
  */
-struct conn;
 
 /* transport_conn_get() - take a reference on @c. */
 void transport_conn_get(struct conn *c);
@@ -130,18 +198,41 @@ void transport_conn_put(struct conn *c);
 bool transport_conn_closed(const struct conn *c);
 
 /*
- * transport_conn_send_call() - send the RPC message @rec (@len bytes,
- * without record mark; copied) on @c as one record, through the same
- * send path and queue as replies. Returns 0 when it was written or
- * queued, -ENOTCONN on a closed connection, -EMSGSIZE when @len is 0 or
- * above 8 KiB, -ENOMEM. Any thread.
+ * transport_conn_set_max_inflight() - let @c have up to @n requests in
+ * flight (at least 1) from now on: a protocol granting more (SMB
+ * credits) raises it, one granting fewer lowers it. Any thread.
  */
-int transport_conn_send_call(struct conn *c, const void *rec, size_t len);
+void transport_conn_set_max_inflight(struct conn *c, uint32_t n);
 
 /*
- * transport_set_close_hook() - @hook(c) runs when connection @c closes.
- * Set at start-up, before transport_run(); NULL for none.
+ * transport_conn_set_max_msg() - refuse messages longer than @n bytes on
+ * @c from its next frame on (a negotiated maximum). Only from a request
+ * of @c being processed, or its loop.
  */
-void transport_set_close_hook(void (*hook)(struct conn *c));
+void transport_conn_set_max_msg(struct conn *c, uint32_t n);
+
+/*
+ * Messages the server sends on its own (NFSv4 callbacks, SMB interim
+ * responses and lease breaks). transport_msg_new() gives a request bound
+ * to @c with no received message, owned by the caller, who builds the
+ * message in its reply chain (req_reply_start ... like any reply, of any
+ * size, a payload included) and then either sends it with
+ * transport_msg_send() or abandons it with transport_msg_free(). The
+ * message goes through the same send path and queue as replies and
+ * counts as a request in flight on @c until written. Any thread.
+ */
+
+/* transport_msg_new() - a new message on @c, or NULL (closed, ENOMEM). */
+struct req *transport_msg_new(struct conn *c);
+
+/*
+ * transport_msg_send() - frame and send @m (ownership passes, whatever
+ * the result). Returns 0 when it was written or queued, -ENOTCONN on a
+ * closed connection, -EMSGSIZE when it is empty or too long to frame.
+ */
+int transport_msg_send(struct req *m);
+
+/* transport_msg_free() - drop @m unsent. */
+void transport_msg_free(struct req *m);
 
 #endif

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Dispatch of complete records (DESIGN.md §3): a call either runs inline
- * on the event loop that read it (RPC_PROC_INLINE: cheap, will not block)
- * or passes once to the worker pool, whose worker processes it and sends
- * the reply itself.
+ * Dispatch of complete messages (DESIGN.md §3): a request either runs
+ * inline on the event loop that read it (its protocol's may_inline: cheap,
+ * will not block) or passes once to the worker pool, whose worker
+ * processes it and sends the reply itself. An inline request that defers
+ * (it would block after all) passes to the pool then, once.
  *
- * Inline calls are collected while a loop round reads its sockets and run
- * after the round has handed its blocking calls to the pool, so workers
- * start on those first. Replies to one connection in a round leave with
+ * Inline requests are collected while a loop round reads its sockets and
+ * run after the round has handed its blocking ones to the pool, so
+ * workers start on those first. Replies to one connection in a round leave with
  * MSG_MORE except the last, so TCP sends them in one segment. At most
  * LOOP_INLINE_MAX calls per round run inline (the rest go to the pool), so
  * one busy connection cannot hold the loop's other connections for long.
@@ -37,8 +38,8 @@ struct worker {
 
 static struct {
 	pthread_mutex_t lock;
-	struct xcall *head;
-	struct xcall *tail;
+	struct xreq *head;
+	struct xreq *tail;
 	unsigned int queued;  /* calls on the queue */
 	struct worker *idle;  /* LIFO of sleeping workers */
 	unsigned int waking;  /* woken, not yet back at the queue */
@@ -102,24 +103,24 @@ static void worker_sleep(struct worker *w)
 static void *workq_main(void *arg)
 {
 	struct worker *w = arg;
-	struct xcall *xc;
+	struct xreq *xr;
 
 	for (;;) {
 		pthread_mutex_lock(&wq.lock);
 		while (!wq.head && !wq.stop)
 			worker_sleep(w);
-		xc = wq.head;
-		if (!xc) {
+		xr = wq.head;
+		if (!xr) {
 			pthread_mutex_unlock(&wq.lock);
 			break;
 		}
-		wq.head = xc->next;
+		wq.head = xr->next;
 		if (!wq.head)
 			wq.tail = NULL;
 		wq.queued--;
 		pthread_mutex_unlock(&wq.lock);
-		xc->next = NULL;
-		xcall_run(xc);
+		xr->next = NULL;
+		xreq_run(xr);
 	}
 	return NULL;
 }
@@ -128,7 +129,7 @@ static void *workq_main(void *arg)
  * workq_push() - queue @n calls linked head..tail; ownership passes to the
  * pool.
  */
-void workq_push(struct xcall *head, struct xcall *tail, unsigned int n)
+void workq_push(struct xreq *head, struct xreq *tail, unsigned int n)
 {
 	struct worker *list = NULL;
 
@@ -208,25 +209,25 @@ void workq_stop(void)
  */
 void loop_run_inline(struct loop *lp)
 {
-	struct xcall *xc;
+	struct xreq *xr;
 	struct conn *c;
 	bool more;
 
-	while ((xc = lp->inl_head) != NULL) {
-		lp->inl_head = xc->next;
-		xc->next = NULL;
-		c = xc->rpc.conn;
+	while ((xr = lp->inl_head) != NULL) {
+		lp->inl_head = xr->next;
+		xr->next = NULL;
+		c = xr->req.conn;
 		more = --c->inl_pending > 0;
-		if (xcall_run_inline(xc, more)) {
+		if (xreq_run_inline(xr, more)) {
 			if (lp->batch_tail)
-				lp->batch_tail->next = xc;
+				lp->batch_tail->next = xr;
 			else
-				lp->batch_head = xc;
-			lp->batch_tail = xc;
+				lp->batch_head = xr;
+			lp->batch_tail = xr;
 			lp->nbatch++;
 		}
 		if (!more && c->corked)
-			xcall_uncork(c);
+			xreq_uncork(c);
 	}
 	lp->inl_tail = NULL;
 	lp->ninl = 0;

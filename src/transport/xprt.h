@@ -12,13 +12,13 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "rpc/rpc.h"
-#include "transport/rm.h"
+#include "core/req.h"
+#include "transport/frame.h"
 #include "transport/transport.h"
 
-#define XCALL_ARENA (16 * 1024)  /* first arena chunk, inside the call */
-#define XCALL_REC_INLINE 2048    /* records up to this are copied in it */
-#define XCALL_SPARES 2           /* call objects kept per connection */
+#define XREQ_ARENA (16 * 1024)   /* first arena chunk, inside the request */
+#define XREQ_MSG_INLINE 2048     /* messages up to this are copied in it */
+#define XREQ_SPARES 2            /* request objects kept per connection */
 #define LOOP_STAGE (64 * 1024)   /* per-loop receive staging buffer */
 #define LOOP_MAX_EVENTS 128
 #define LOOP_INLINE_MAX 64       /* calls run inline per loop round */
@@ -29,25 +29,23 @@ enum ep_kind {
 };
 
 /*
- * One call in flight: the rpc_call, its record and its send state. Owned
- * by the loop until queued, then by a worker, then (if the socket was
- * full) by the connection's send queue; freed by xcall_free().
+ * One request in flight: the protocol-neutral request, its message and
+ * its send state. Owned by the loop until queued, then by a worker, then
+ * (if the socket was full) by the connection's send queue; freed by
+ * xreq_free().
  */
-struct xcall {
-	struct rpc_call rpc;
-	struct xcall *next;
-	uint8_t *rec;
-	size_t rec_len;
-	struct iobuf *rec_buf; /* pooled buffer holding rec, or NULL (arena) */
-	uint32_t mark;        /* record mark, big-endian */
+struct xreq {
+	struct req req;
+	struct xreq *next;
+	struct iobuf *msg_buf; /* pooled buffer holding req.msg, or NULL */
 	int iov_first;
 	int iov_cnt;
 	/* The reply's pieces; one with iov_base NULL is the file range. */
-	struct iovec iov[4];
-	int file_fd;	      /* the reply's file range (xdr tail_fd), */
+	struct iovec iov[REQ_MAX_IOV];
+	int file_fd;	      /* the reply's file-range payload, */
 	uint64_t file_off;    /* where its unsent part starts */
-	uint32_t arena_off;   /* rpc arena starts here (after a small rec) */
-	alignas(max_align_t) uint8_t arena[XCALL_ARENA];
+	uint32_t arena_off;   /* the arena starts here (after a small msg) */
+	alignas(max_align_t) uint8_t arena[XREQ_ARENA];
 };
 
 struct loop;
@@ -56,6 +54,11 @@ struct conn {
 	enum ep_kind kind;    /* EP_CONN; first, for epoll dispatch */
 	int fd;
 	struct loop *loop;
+	const struct transport_proto *proto; /* the listener's */
+	void *priv;           /* the protocol's per-connection state */
+	bool proto_up;        /* conn_init succeeded: close/free hooks due */
+	struct frame_ops fops; /* the decoder's view of proto */
+	atomic_uint max_inflight; /* per connection (protocol may change) */
 	atomic_int refs;      /* the loop's (until closed) + one per call */
 	atomic_uint inflight; /* calls alive */
 	atomic_bool paused;   /* reading stopped at max_inflight */
@@ -66,23 +69,23 @@ struct conn {
 
 	/* Send side: fd writes, the send queue and @closed. */
 	pthread_mutex_t lock;
-	struct xcall *sendq_head;
-	struct xcall *sendq_tail;
-	_Atomic(struct xcall *) spare[XCALL_SPARES];
+	struct xreq *sendq_head;
+	struct xreq *sendq_tail;
+	_Atomic(struct xreq *) spare[XREQ_SPARES];
 
 	/* Owned by the loop thread. */
 	bool mem_paused;      /* reading stopped by the memory ceiling */
-	bool bulk;            /* last record was large: read headers small */
+	bool bulk;            /* last message was large: read headers small */
 	unsigned int inl_pending; /* calls on the loop's inline list */
 	bool corked;          /* an inline reply went with MSG_MORE */
-	struct rm_decoder dec;
+	struct frame_decoder dec;
 	uint8_t *stash;       /* bytes read but not decoded while paused */
 	size_t stash_off;
 	size_t stash_len;
 	struct conn *prev;
 	struct conn *next;
 	uint64_t last_active;
-	uint64_t rec_start;   /* loop s of a pending record's first read */
+	uint64_t rec_start;   /* loop s of a pending message's first read */
 	bool spoke;           /* sent at least one byte */
 	bool sendq_paused;    /* reading stopped: replies not being read */
 
@@ -101,6 +104,7 @@ struct conn {
 struct listener {
 	enum ep_kind kind;    /* EP_LISTENER */
 	int fd;
+	const struct transport_proto *proto;
 	bool paused;          /* accept failed for lack of fds */
 	uint64_t resume_at;
 	struct sockaddr_storage addr;
@@ -124,12 +128,12 @@ struct loop {
 	/* loop-owned */
 	struct conn *conns;
 	struct conn *zombies; /* closed this round, put after it */
-	struct xcall *batch_head;
-	struct xcall *batch_tail;
+	struct xreq *batch_head;
+	struct xreq *batch_tail;
 	unsigned int nbatch;
-	/* Calls to run on this thread after the round's reads (workq.c). */
-	struct xcall *inl_head;
-	struct xcall *inl_tail;
+	/* Requests to run on this thread after the round's reads (workq.c). */
+	struct xreq *inl_head;
+	struct xreq *inl_tail;
 	unsigned int ninl;
 	uint64_t now;         /* monotonic seconds, per iteration */
 	uint8_t stage[LOOP_STAGE];
@@ -143,7 +147,7 @@ struct transport {
 	struct listener listeners[TRANSPORT_MAX_LISTENERS];
 	unsigned int nlisteners;
 	atomic_uint nconns;
-	atomic_uint inflight_total; /* calls read, not yet answered */
+	atomic_uint inflight_total; /* requests read, not yet answered */
 	atomic_bool total_paused;   /* at lim.max_inflight_total */
 	atomic_uint rr;
 	atomic_bool stopping;
@@ -154,15 +158,15 @@ extern struct transport xprt;
 
 /* conn.c */
 struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
-		      socklen_t peer_len);
+		      socklen_t peer_len, const struct transport_proto *proto);
 void conn_put(struct conn *c);
 void conn_read(struct loop *lp, struct conn *c);
 void conn_flush(struct loop *lp, struct conn *c);
 void conn_close(struct loop *lp, struct conn *c);
-void xcall_run(struct xcall *xc);
-void xcall_free(struct xcall *xc);
-bool xcall_run_inline(struct xcall *xc, bool more);
-void xcall_uncork(struct conn *c);
+void xreq_run(struct xreq *xr);
+void xreq_free(struct xreq *xr);
+bool xreq_run_inline(struct xreq *xr, bool more);
+void xreq_uncork(struct conn *c);
 
 /* transport.c */
 void loop_post_resume(struct conn *c);
@@ -175,7 +179,7 @@ void transport_total_done(unsigned int n);
 
 /* workq.c */
 int workq_start(unsigned int nworkers);
-void workq_push(struct xcall *head, struct xcall *tail, unsigned int n);
+void workq_push(struct xreq *head, struct xreq *tail, unsigned int n);
 void workq_stop(void);
 void loop_run_inline(struct loop *lp);
 

@@ -78,8 +78,8 @@ int vfs_check_data(struct vfs_obj *o, bool write)
 	return -EACCES;
 }
 
-static void attr_from_stat(const struct vfs_obj *o, const struct stat *st,
-			   struct vfs_attr *a)
+void vfs_attr_from_stat(const struct vfs_obj *o, const struct stat *st,
+			struct vfs_attr *a)
 {
 	a->type = vfs_ftype_of_mode(st->st_mode);
 	a->mode = st->st_mode & 07777;
@@ -106,7 +106,7 @@ int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr)
 	VFS_FAULT(VFS_OP_GETATTR);
 	if (fstat(o->fd, &st) < 0)
 		return -errno;
-	attr_from_stat(o, &st, attr);
+	vfs_attr_from_stat(o, &st, attr);
 	return 0;
 }
 

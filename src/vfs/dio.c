@@ -191,7 +191,9 @@ static int dio_pwrite(int fd, const uint8_t *p, size_t len, uint64_t off,
  * vfs_dio_read() - read [off, off + len) through the O_DIRECT @fd: the
  * covering aligned range goes into a new pooled buffer (*@out, owned by
  * the caller), the data starting at *@start. Returns bytes of data (short
- * only at end of file) or -errno; -EJUKEBOX when the pool is full.
+ * only at end of file) or -errno; -EJUKEBOX when the pool is full. *@eof
+ * is set when the read found the end of the file (with @eof NULL the
+ * caller knows the size and tells end of file itself).
  */
 ssize_t vfs_dio_read(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 		     struct iobuf **out, size_t *start, bool *eof)
@@ -216,9 +218,10 @@ ssize_t vfs_dio_read(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 		got = (size_t)n - head < len ? (size_t)n - head : len;
 	/* A short read found the end of the file: it may lie past the
 	 * requested range, inside the covering block. */
-	if ((uint64_t)n < b1 - b0)
+	if (eof && (uint64_t)n < b1 - b0)
 		*eof = b0 + (uint64_t)n <= off + len;
-	else if (fstat(fd, &st) == 0 && off + got >= (uint64_t)st.st_size)
+	else if (eof && fstat(fd, &st) == 0 &&
+		 off + got >= (uint64_t)st.st_size)
 		*eof = true;
 	*out = b;
 	*start = head;

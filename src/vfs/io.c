@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/iobuf.h"
+#include "core/req.h"
 #include "vfs/vfs_int.h"
 
 static int data_type_check(const struct vfs_obj *o)
@@ -63,16 +64,15 @@ static bool range_cached(int fd, uint64_t off, size_t len)
 }
 
 /*
- * The O_DIRECT fd to use for @len bytes at @off (and, for a write, from
- * @buf), or -1 for the page cache. DIRECT always goes direct when the file
- * can; AUTO only for large requests that need no read-modify-write or
- * bounce copy, so that its page cache and direct I/O stay coherent (the
- * kernel flushes and invalidates cached pages that a direct request
- * covers whole, and an unaligned request never goes direct) and only for
- * reads the page cache does not already hold.
+ * The O_DIRECT fd for a write of @len bytes at @off from @buf, or -1 for
+ * the page cache. DIRECT always goes direct when the file can; AUTO only
+ * for large writes that need no read-modify-write or bounce copy, so that
+ * its page cache and direct I/O stay coherent (the kernel flushes and
+ * invalidates cached pages that a direct request covers whole, and an
+ * unaligned request never goes direct).
  */
-static int pick_dio_fd(struct vfs_obj *o, uint64_t off, size_t len,
-		       const void *buf, bool write)
+static int pick_write_fd(struct vfs_obj *o, uint64_t off, size_t len,
+			 const void *buf)
 {
 	enum vfs_io io = vfs_export_io(o->ex);
 	uint32_t a, m;
@@ -81,33 +81,62 @@ static int pick_dio_fd(struct vfs_obj *o, uint64_t off, size_t len,
 	if (io == VFS_IO_BUFFERED || (io == VFS_IO_AUTO &&
 				      len < VFS_IO_AUTO_MIN))
 		return -1;
-	fd = vfs_obj_dio_fd(o, write);
-	if (fd < 0)
-		return -1;
-	if (io == VFS_IO_DIRECT)
+	fd = vfs_obj_dio_fd(o, true);
+	if (fd < 0 || io == VFS_IO_DIRECT)
 		return fd;
 	a = atomic_load(&o->dio_align);
 	m = atomic_load(&o->dio_malign);
-	if (off & (a - 1))
-		return -1;
-	if (write && ((len & (a - 1)) || ((uintptr_t)buf & (m - 1))))
-		return -1;
-	/*
-	 * A read the page cache already holds whole costs no disk I/O and
-	 * adds no pages there: serve it from the cache.
-	 */
-	if (!write && range_cached(fd, off, len))
+	if ((off & (a - 1)) || (len & (a - 1)) || ((uintptr_t)buf & (m - 1)))
 		return -1;
 	return fd;
 }
 
+/*
+ * How a read of @len bytes at @off of @o (data fd @fd) goes: the O_DIRECT
+ * fd, or -1 for the page cache; *@cached tells whether the page cache
+ * holds all of a large range (asked once, with cachestat(2), only where
+ * the answer matters). DIRECT always goes direct when the file can; AUTO
+ * goes direct for large aligned reads the page cache does not already
+ * hold (a read it holds whole costs no disk I/O and adds no pages there).
+ */
+static int pick_read_fd(struct vfs_obj *o, int fd, uint64_t off, size_t len,
+			bool *cached)
+{
+	enum vfs_io io = vfs_export_io(o->ex);
+	int dfd;
+
+	*cached = false;
+	if (len < VFS_IO_AUTO_MIN && io != VFS_IO_DIRECT)
+		return -1;
+	if (io == VFS_IO_BUFFERED) {
+		*cached = range_cached(fd, off, len);
+		return -1;
+	}
+	dfd = vfs_obj_dio_fd(o, false);
+	if (io == VFS_IO_DIRECT)
+		return dfd;
+	*cached = range_cached(fd, off, len);
+	if (dfd < 0 || *cached ||
+	    (off & (atomic_load(&o->dio_align) - 1)))
+		return -1;
+	return dfd;
+}
+
 bool vfs_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len)
 {
-	return o->type == VFS_REG && pick_dio_fd(o, off, len, NULL, false) >= 0;
+	bool cached;
+	int fd;
+
+	if (o->type != VFS_REG)
+		return false;
+	fd = vfs_obj_data_fd(o, false);
+	return fd >= 0 && pick_read_fd(o, fd, off, len, &cached) >= 0;
 }
 
 /*
- * pread until @len bytes or end of file; sets *@eof. Bytes or -errno. With
+ * pread until @len bytes or end of file (then *@eof is set; a read that
+ * ends exactly at the end of the file is the caller's to tell, from the
+ * size it knows). Bytes or -errno. With
  * @nowait, preadv2(RWF_NOWAIT): -EAGAIN as soon as a part is not in the
  * page cache (or the filesystem cannot tell).
  */
@@ -115,7 +144,6 @@ static ssize_t read_full(int fd, uint64_t off, void *buf, size_t len,
 			 bool *eof, bool nowait)
 {
 	struct iovec iov;
-	struct stat st;
 	size_t done = 0;
 	ssize_t n;
 
@@ -143,163 +171,145 @@ static ssize_t read_full(int fd, uint64_t off, void *buf, size_t len,
 		}
 		done += (size_t)n;
 	}
-	/* A full read may still end exactly at end of file. */
-	if (fstat(fd, &st) == 0 && off + done >= (uint64_t)st.st_size)
-		*eof = true;
 	return (ssize_t)done;
 }
 
+/* A file-range payload: the object keeps the fd; reading it is a pread. */
+static void payload_obj_release(void *arg)
+{
+	vfs_obj_put(arg);
+}
+
+static int payload_obj_fill(void *arg, int fd, uint64_t off, void *dst,
+			    size_t len)
+{
+	bool eof = false;
+	ssize_t n = read_full(fd, off, dst, len, &eof, false);
+
+	(void)arg;
+	if (n < 0)
+		return (int)n;
+	/* The file shrank under the reply: its length is promised. */
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static const struct payload_file_ops payload_obj_ops = {
+	.release = payload_obj_release,
+	.fill = payload_obj_fill,
+};
+
 /*
- * Read @len bytes at @off through @o's cached data fd (read_full) into a
- * new pooled buffer, given to the caller in *@out (data from offset 0).
+ * Read [@off, @off + @len) of @o (@len already cut at end of file) into a
+ * new pooled buffer, through O_DIRECT fd @dfd or the page cache (@dfd
+ * -1; @nowait: RWF_NOWAIT). The payload is the data. Bytes or -errno.
  */
-static ssize_t read_to_iobuf(struct vfs_obj *o, uint64_t off, size_t len,
-			     bool nowait, struct iobuf **out, size_t *start,
+static ssize_t read_into_buf(struct vfs_obj *o, int dfd, uint64_t off,
+			     size_t len, bool nowait, struct payload *p,
 			     bool *eof)
 {
 	struct iobuf *b;
+	size_t start = 0;
 	ssize_t n;
 	int fd;
 
-	fd = vfs_obj_data_fd(o, false);
-	if (fd < 0)
-		return fd;
-	b = iobuf_alloc(len);
-	if (!b)
-		return -EJUKEBOX;
-	n = read_full(fd, off, b->data, len, eof, nowait);
-	if (n < 0) {
-		iobuf_put(b);
-		return n;
+	if (dfd >= 0) {
+		n = vfs_dio_read(o, dfd, off, len, &b, &start, NULL);
+		if (n < 0)
+			return n;
+	} else {
+		fd = vfs_obj_data_fd(o, false);
+		if (fd < 0)
+			return fd;
+		b = iobuf_alloc(len);
+		if (!b)
+			return -EJUKEBOX;
+		n = read_full(fd, off, b->data, len, eof, nowait);
+		if (n < 0) {
+			iobuf_put(b);
+			return n;
+		}
 	}
-	*out = b;
-	*start = 0;
+	p->kind = PAYLOAD_BUF;
+	p->buf = b;
+	p->data = b->data + start;
+	p->len = (uint32_t)n;
 	return n;
 }
 
-/* Common checks of a read; 1 when there is nothing to read (EOF). */
-static int read_prep(struct vfs_obj *o, uint64_t off, size_t *len,
-		     bool *eof)
+ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
+			 unsigned int flags, struct vfs_read_res *res)
 {
-	int ret;
+	bool nowait = flags & VFS_READ_NOWAIT, faults, cached;
+	struct stat st;
+	ssize_t n;
+	int ret, fd, dfd;
 
-	*eof = false;
+	memset(res, 0, sizeof(*res));
+	res->data.fd = -1;
+	/* Injected faults count calls: let the blocking path take them. */
+	faults = atomic_load_explicit(&vfs_faults_on, memory_order_relaxed);
+	if (faults && nowait)
+		return -EAGAIN;
+	VFS_FAULT(VFS_OP_READ);
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;
 	ret = vfs_check_data(o, false);
 	if (ret < 0)
 		return ret;
-	if (off > INT64_MAX) {
-		*eof = true;
-		return 1;
+	fd = vfs_obj_data_fd(o, false);
+	if (fd < 0)
+		return fd;
+	/* The one fstat: end of file, and the attributes the reply shows. */
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	vfs_attr_from_stat(o, &st, &res->attr);
+	if (len > VFS_READ_MAX)
+		len = VFS_READ_MAX;
+	if (off >= (uint64_t)st.st_size || !len) {
+		res->eof = off >= (uint64_t)st.st_size;
+		return 0;
 	}
-	if (*len > INT64_MAX - off)
-		*len = INT64_MAX - off;
-	return 0;
+	if (len > (uint64_t)st.st_size - off)
+		len = (size_t)((uint64_t)st.st_size - off);
+	res->eof = off + len >= (uint64_t)st.st_size;
+	dfd = pick_read_fd(o, fd, off, len, &cached);
+	/*
+	 * Large and all in the page cache: a reference to it, for the
+	 * transport to send (sendfile), nothing read here.
+	 */
+	if ((flags & VFS_READ_FILE_OK) && !faults && cached) {
+		vfs_obj_get(o);
+		res->data.kind = PAYLOAD_FILE;
+		res->data.fd = fd;
+		res->data.off = off;
+		res->data.len = (uint32_t)len;
+		res->data.ops = &payload_obj_ops;
+		res->data.arg = o;
+		return (ssize_t)len;
+	}
+	/* O_DIRECT always goes to the disk: not on an event loop. */
+	if (dfd >= 0 && nowait)
+		return -EAGAIN;
+	n = read_into_buf(o, dfd, off, len, nowait, &res->data, &res->eof);
+	if (n >= 0 && (size_t)n < len)
+		res->eof = true; /* the file shrank since the fstat */
+	return n;
 }
 
 ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
 		 bool *eof)
 {
-	struct iobuf *b;
-	size_t start;
+	struct vfs_read_res res;
 	ssize_t n;
-	int ret, fd;
 
-	VFS_FAULT(VFS_OP_READ);
-	ret = read_prep(o, off, &len, eof);
-	if (ret)
-		return ret < 0 ? ret : 0;
-	fd = pick_dio_fd(o, off, len, NULL, false);
-	if (fd >= 0) {
-		n = vfs_dio_read(o, fd, off, len, &b, &start, eof);
-		if (n > 0)
-			memcpy(buf, b->data + start, (size_t)n);
-		if (n >= 0)
-			iobuf_put(b);
-		return n;
-	}
-	fd = vfs_obj_data_fd(o, false);
-	if (fd < 0)
-		return fd;
-	return read_full(fd, off, buf, len, eof, false);
-}
-
-ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
-		     struct iobuf **out, size_t *start, bool *eof)
-{
-	struct iobuf *b;
-	int ret, fd;
-
-	VFS_FAULT(VFS_OP_READ);
-	ret = read_prep(o, off, &len, eof);
-	if (ret < 0)
-		return ret;
-	if (ret || !len) {
-		/* Still a buffer, so the caller has one rule for success. */
-		b = iobuf_alloc(1);
-		if (!b)
-			return -EJUKEBOX;
-		*out = b;
-		*start = 0;
-		return 0;
-	}
-	fd = pick_dio_fd(o, off, len, NULL, false);
-	if (fd >= 0)
-		return vfs_dio_read(o, fd, off, len, out, start, eof);
-	return read_to_iobuf(o, off, len, false, out, start, eof);
-}
-
-ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
-			    struct iobuf **out, size_t *start, bool *eof)
-{
-	int ret;
-
-	/* Injected faults count calls: let the blocking path take them. */
-	if (atomic_load_explicit(&vfs_faults_on, memory_order_relaxed))
-		return -EAGAIN;
-	ret = read_prep(o, off, &len, eof);
-	if (ret < 0)
-		return ret;
-	if (ret || !len)
-		return vfs_read_buf(o, off, len, out, start, eof);
-	/* O_DIRECT always goes to the disk. */
-	if (pick_dio_fd(o, off, len, NULL, false) >= 0)
-		return -EAGAIN;
-	return read_to_iobuf(o, off, len, true, out, start, eof);
-}
-
-ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
-		     bool *eof)
-{
-	struct stat st;
-	int ret, rfd;
-
-	/* Injected faults count read calls: the buffer path takes them. */
-	if (atomic_load_explicit(&vfs_faults_on, memory_order_relaxed))
-		return -EAGAIN;
-	if (len < VFS_IO_AUTO_MIN || o->type != VFS_REG ||
-	    vfs_export_io(o->ex) == VFS_IO_DIRECT)
-		return -EAGAIN;
-	rfd = vfs_obj_data_fd(o, false);
-	if (rfd < 0)
-		return rfd;
-	if (fstat(rfd, &st) < 0)
-		return -errno;
-	if (off >= (uint64_t)st.st_size)
-		return -EAGAIN;
-	if (len > (uint64_t)st.st_size - off)
-		len = (size_t)((uint64_t)st.st_size - off);
-	if (len < VFS_IO_AUTO_MIN || !range_cached(rfd, off, len))
-		return -EAGAIN;
-	/* Only now the caller's permission: the fallback checks it too. */
-	ret = read_prep(o, off, &len, eof);
-	if (ret < 0)
-		return ret;
-	*fd = rfd;
-	*eof = off + len >= (uint64_t)st.st_size;
-	return (ssize_t)len;
+	n = vfs_read_payload(o, off, len, 0, &res);
+	*eof = res.eof;
+	/* Without VFS_READ_FILE_OK the data is a buffer (or nothing). */
+	if (n > 0 && res.data.kind == PAYLOAD_BUF)
+		memcpy(buf, res.data.data, (size_t)n);
+	payload_release(&res.data);
+	return n;
 }
 
 ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
@@ -322,7 +332,7 @@ ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
 		flags = RWF_DSYNC;
 	else if (stable == VFS_FILE_SYNC)
 		flags = RWF_SYNC;
-	fd = pick_dio_fd(o, off, len, buf, true);
+	fd = pick_write_fd(o, off, len, buf);
 	if (fd >= 0)
 		return vfs_dio_write(o, fd, off, buf, len, flags);
 	fd = vfs_obj_data_fd(o, true);

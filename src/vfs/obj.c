@@ -468,6 +468,11 @@ struct vfs_export *vfs_obj_export(const struct vfs_obj *o)
 	return o->ex;
 }
 
+enum vfs_ftype vfs_obj_type(const struct vfs_obj *o)
+{
+	return o->type;
+}
+
 bool vfs_obj_is_root(const struct vfs_obj *o)
 {
 	return o->is_root;

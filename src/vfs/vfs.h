@@ -19,6 +19,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "core/req.h"
+
 #define VFS_FH_MAX 128        /* NFSv4 limit; NFSv3 asks for <= 64 */
 #define VFS_NAME_MAX 255
 #define VFS_PATH_MAX 4096
@@ -194,6 +196,8 @@ void vfs_obj_put(struct vfs_obj *o);
 /* vfs_obj_release() - vfs_obj_put() with a void * (release hooks). */
 void vfs_obj_release(void *o);
 struct vfs_export *vfs_obj_export(const struct vfs_obj *o);
+/* vfs_obj_type() - @o's file type, known since it was opened (no I/O). */
+enum vfs_ftype vfs_obj_type(const struct vfs_obj *o);
 bool vfs_obj_is_root(const struct vfs_obj *o);
 
 /*
@@ -237,48 +241,53 @@ int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted);
 /* vfs_readlink() - symlink target into @buf; returns its length or -errno. */
 ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size);
 
+/* vfs_read_payload() flags. */
+#define VFS_READ_NOWAIT 0x1  /* the caller must not block (an event loop) */
+#define VFS_READ_FILE_OK 0x2 /* a file-range payload may be returned */
+/* Longest read served in one call (SMB2's 8 MiB). */
+#define VFS_READ_MAX (8u << 20)
+
+/* What a read gives back. */
+struct vfs_read_res {
+	struct payload data;   /* the bytes; owned by the caller */
+	bool eof;              /* the data ends at the end of the file */
+	struct vfs_attr attr;  /* the file as the read saw it */
+};
+
 /*
- * vfs_read() - up to @len bytes at @off into @buf. Returns bytes read
- * (short only at end of file) and sets *@eof. The owner may read even
- * without the mode bit (knfsd's owner override); execute implies read.
+ * vfs_read_payload() - the one read entry (DESIGN.md §4): up to @len
+ * bytes (at most VFS_READ_MAX) at @off of @o, with the attributes seen by
+ * the same fstat that decides end of file. The data comes back in
+ * res->data, owned by the caller (payload_release, or hand it to a reply
+ * with req_reply_set_payload):
+ * - with VFS_READ_FILE_OK, a large read (at least VFS_IO_AUTO_MIN bytes)
+ *   that the page cache holds whole, on an export not io=direct, is a
+ *   file range (PAYLOAD_FILE: nothing is read; the range keeps @o
+ *   referenced, and payload_fill() reads it if it must be in memory);
+ * - else a pooled buffer (PAYLOAD_BUF), read with O_DIRECT or through the
+ *   page cache as the export's io= says;
+ * - nothing (PAYLOAD_NONE) at or past end of file, or for @len 0.
+ * With VFS_READ_NOWAIT only the page cache is read (RWF_NOWAIT): -EAGAIN
+ * when a part is not cached, the read would go direct, or faults are
+ * being injected; the caller then reads again on a thread that may block.
+ * The owner may read even without the mode bit (knfsd's owner override);
+ * execute implies read. Returns the bytes of data (short only at end of
+ * file), or -errno: -EISDIR/-EINVAL for a directory or another
+ * non-regular file, -EACCES, -EJUKEBOX when the buffer pool is at its
+ * ceiling, -EAGAIN as above. res->attr is valid once the type and
+ * permission checks passed (also for -EJUKEBOX and -EAGAIN).
+ */
+ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
+			 unsigned int flags, struct vfs_read_res *res);
+
+/*
+ * vfs_read() - vfs_read_payload() into the caller's @buf (copied): bytes
+ * read (short only at end of file) and *@eof, or -errno. For callers
+ * that want the bytes in their own memory (tools, tests); servers hand
+ * payloads on instead.
  */
 ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
 		 bool *eof);
-
-struct iobuf;
-
-/*
- * vfs_read_buf() - up to @len bytes at @off into a pooled buffer that the
- * vfs chooses for the export's data path (aligned for O_DIRECT): on
- * success the caller owns *@out (give it back with iobuf_put) and the data
- * is (*@out)->data + *@start. Returns bytes read (short only at end of
- * file) and sets *@eof, or -errno; -EJUKEBOX when the buffer pool is at
- * its memory ceiling (nothing is returned in *@out then).
- */
-ssize_t vfs_read_buf(struct vfs_obj *o, uint64_t off, size_t len,
-		     struct iobuf **out, size_t *start, bool *eof);
-
-/*
- * vfs_read_buf_nowait() - vfs_read_buf() for a thread that must not block
- * (an event loop): only from the page cache (preadv2 RWF_NOWAIT); -EAGAIN
- * when the data is not all cached, the export reads it with O_DIRECT, or
- * faults are being injected. The caller then uses vfs_read_buf() on a
- * thread that may block.
- */
-ssize_t vfs_read_buf_nowait(struct vfs_obj *o, uint64_t off, size_t len,
-			    struct iobuf **out, size_t *start, bool *eof);
-
-/*
- * vfs_read_ref() - instead of reading, a reference to the data: when the
- * page cache holds all of a large read (at least VFS_IO_AUTO_MIN bytes,
- * export not io=direct), the number of bytes from @off to send (cut at
- * end of file, *@eof set accordingly) and in *@fd a descriptor of the
- * file, valid while the caller holds @o, for the transport to send the
- * range from (sendfile: no copy through user space). -EAGAIN when this
- * does not apply (then vfs_read_buf()), or another -errno (permissions).
- */
-ssize_t vfs_read_ref(struct vfs_obj *o, uint64_t off, size_t len, int *fd,
-		     bool *eof);
 
 /*
  * vfs_read_goes_direct() - whether a READ of @len bytes at @off of @o

@@ -103,6 +103,9 @@ uid_t vfs_cred_fsuid(void);
 enum vfs_ftype vfs_ftype_of_mode(mode_t mode);
 int vfs_check_access(struct vfs_obj *o, int mode);
 int vfs_check_data(struct vfs_obj *o, bool write);
+/* vfs_attr_from_stat() - @st of object @o as vfs attributes. */
+void vfs_attr_from_stat(const struct vfs_obj *o, const struct stat *st,
+			struct vfs_attr *a);
 void vfs_proc_path(char *buf, size_t size, int fd);
 
 /* dio.c */

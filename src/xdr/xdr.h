@@ -8,14 +8,9 @@
  * Once a primitive fails the cursor is poisoned (@pos > @len) so later
  * calls fail too and a codec may check only its final result.
  *
- * An encoder may end a message with one borrowed "tail" (RFC 4506 §4.10
- * opaque data not copied into the buffer, e.g. READ payload): the transport
- * sends base[0..pos) + tail + pad as one gathered write. The tail may also
- * be a range of a file (tail_fd >= 0, tail NULL) that the page cache
- * holds: a TCP transport hands it to the socket with sendfile(2), so the
- * data is never copied through user space; a transport that cannot
- * (RDMA) reads it into a buffer first. If the file turns out shorter when
- * sent, the transport closes the connection (the record length is out).
+ * A cursor and primitives only: where the bytes live and how a reply's
+ * pieces are sent (body segments, a payload that is not copied) is the
+ * request's business (core/req.h).
  */
 
 #include <stdbool.h>
@@ -27,43 +22,13 @@ struct xdr_buf {
 	uint8_t *base;
 	size_t pos;
 	size_t len;
-	const void *tail; /* borrowed; valid until the reply is sent */
-	int tail_fd;	  /* or a file range: fd (borrowed likewise; -1: none), */
-	uint64_t tail_off; /* and its offset */
-	uint32_t tail_len;
-	uint32_t tail_pad;
 };
-
-static inline void xdr_tail_clear(struct xdr_buf *x)
-{
-	x->tail = NULL;
-	x->tail_fd = -1;
-	x->tail_off = 0;
-	x->tail_len = 0;
-	x->tail_pad = 0;
-}
-
-/* xdr_tail_copy() - @from's tail (memory or file range) becomes @to's. */
-static inline void xdr_tail_copy(struct xdr_buf *to, const struct xdr_buf *from)
-{
-	to->tail = from->tail;
-	to->tail_fd = from->tail_fd;
-	to->tail_off = from->tail_off;
-	to->tail_len = from->tail_len;
-	to->tail_pad = from->tail_pad;
-}
-
-static inline bool xdr_has_tail(const struct xdr_buf *x)
-{
-	return x->tail != NULL || x->tail_fd >= 0;
-}
 
 static inline void xdr_init(struct xdr_buf *x, void *base, size_t len)
 {
 	x->base = base;
 	x->pos = 0;
 	x->len = len;
-	xdr_tail_clear(x);
 }
 
 static inline size_t xdr_remaining(const struct xdr_buf *x)
@@ -220,38 +185,6 @@ static inline bool xdr_enc_opaque(struct xdr_buf *x, const void *src,
 				  uint32_t n)
 {
 	return xdr_enc_u32(x, n) && xdr_enc_opaque_fixed(x, src, n);
-}
-
-/*
- * End the message with opaque<> data that is not copied: the length is
- * encoded now and @src (borrowed, @n bytes) plus its padding is sent after
- * the buffer. Nothing may be encoded after it.
- */
-static inline bool xdr_enc_opaque_tail(struct xdr_buf *x, const void *src,
-				       uint32_t n)
-{
-	if (xdr_has_tail(x) || !xdr_enc_u32(x, n))
-		return false;
-	x->tail = src;
-	x->tail_len = n;
-	x->tail_pad = (uint32_t)xdr_pad(n);
-	return true;
-}
-
-/*
- * xdr_enc_opaque_tail_file() - xdr_enc_opaque_tail() whose @n bytes are
- * at @off in the file @fd (borrowed until the reply is sent).
- */
-static inline bool xdr_enc_opaque_tail_file(struct xdr_buf *x, int fd,
-					    uint64_t off, uint32_t n)
-{
-	if (fd < 0 || xdr_has_tail(x) || !xdr_enc_u32(x, n))
-		return false;
-	x->tail_fd = fd;
-	x->tail_off = off;
-	x->tail_len = n;
-	x->tail_pad = (uint32_t)xdr_pad(n);
-	return true;
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: one RPC record through rpc_process_record() with the
+ * libFuzzer target: one RPC record through rpc_process() with the
  * NFS program as the server builds it (versions 3 and 4 in one table),
  * aimed at NFSv4 COMPOUND: call header, credentials, COMPOUND decoding,
  * the op loop with every op against temporary exports and the real state
@@ -834,44 +834,39 @@ static void check_compound(const struct request *r, struct xdr_buf *x)
 }
 
 /*
- * The reply in @call->res answers @r: a well-formed RPC reply; COMPOUND
- * replies checked by check_compound(). @flat gets the reply with its tail
- * (freed by the caller); returns the offset of the COMPOUND4res in it, or
- * 0 when there is none.
+ * The reply of request @rq answers @r: a well-formed RPC reply; COMPOUND
+ * replies checked by check_compound(). @flat gets the reply with its
+ * payload (freed by the caller); returns the offset of the COMPOUND4res
+ * in it, or 0 when there is none.
  */
-static size_t check_reply(const struct request *r, struct rpc_call *call,
+static size_t check_reply(const struct request *r, struct req *rq,
 			  uint8_t **flat)
 {
+	const struct payload *pl = &rq->reply.payload;
+	bool tail = pl->kind != PAYLOAD_NONE;
 	struct xdr_buf x;
 	uint32_t xid, mtype, stat, a, b, flavor, vlen;
 	const uint8_t *verf;
 	size_t len, body;
 
-	FUZZ_CHECK(call->res.base != NULL);
-	FUZZ_CHECK(call->res.pos <= call->res.len);
-	len = call->res.pos;
-	if (call->res.tail) {
-		FUZZ_CHECK(call->res.tail_len <= NFS4_IO_MAX);
-		FUZZ_CHECK(call->res.tail_pad ==
-			   ((4 - (call->res.tail_len & 3)) & 3));
-		len += call->res.tail_len + call->res.tail_pad;
+	FUZZ_CHECK(rq->reply.nseg > 0);
+	if (tail) {
+		FUZZ_CHECK(pl->len <= NFS4_IO_MAX);
+		FUZZ_CHECK(rq->reply.pad == ((4 - (pl->len & 3)) & 3));
+		/* a file range is read as a transport without sendfile
+		 * reads it; every byte then is in the buffer (ASan) */
+		FUZZ_CHECK(payload_fill(&rq->reply.payload) == 0);
 	}
+	len = req_reply_len(rq);
 	*flat = malloc(len ? len : 1);
 	FUZZ_CHECK(*flat);
-	memcpy(*flat, call->res.base, call->res.pos);
-	if (call->res.tail) {
-		/* reads every byte of the tail: ASan checks it is there */
-		memcpy(*flat + call->res.pos, call->res.tail,
-		       call->res.tail_len);
-		memset(*flat + call->res.pos + call->res.tail_len, 0,
-		       call->res.tail_pad);
-	}
+	FUZZ_CHECK(req_reply_copy(rq, 0, *flat, len) == (ssize_t)len);
 	xdr_init(&x, *flat, len);
 	FUZZ_CHECK(xdr_dec_u32(&x, &xid) && xid == r->xid);
 	FUZZ_CHECK(xdr_dec_u32(&x, &mtype) && mtype == REPLY);
 	FUZZ_CHECK(xdr_dec_u32(&x, &stat));
 	if (stat == MSG_DENIED) {
-		FUZZ_CHECK(!call->res.tail);
+		FUZZ_CHECK(!tail);
 		FUZZ_CHECK(xdr_dec_u32(&x, &stat));
 		if (stat == RPC_MISMATCH) {
 			FUZZ_CHECK(r->rpcvers != RPC_VERSION);
@@ -923,7 +918,7 @@ static size_t check_reply(const struct request *r, struct rpc_call *call,
 	default:
 		FUZZ_CHECK(!"accept_stat out of range");
 	}
-	FUZZ_CHECK(!call->res.tail);
+	FUZZ_CHECK(!tail);
 	FUZZ_CHECK(xdr_remaining(&x) == 0);
 	return 0;
 }
@@ -1057,7 +1052,7 @@ static size_t tokens_expand(const uint8_t *in, size_t len, uint8_t *out)
  * connections as identities and, for the 4.1 back channel, through the
  * operations below instead of the transport's). Callbacks "sent" on it
  * are answered with a successful reply at the start of the next input,
- * through rpc_process_record() as the transport would deliver it.
+ * through rpc_process() as the transport would deliver it.
  */
 static uint64_t fake_conn_mem[8];
 #define FAKE_CONN ((struct conn *)(void *)fake_conn_mem)
@@ -1084,19 +1079,45 @@ static bool fc_closed(const struct conn *c)
 	return false;
 }
 
-/* A CALL of ours: check its header, keep its xid to answer it. */
-static int fc_send(struct conn *c, const void *rec, size_t len)
+/* Messages of ours are requests with only a reply (transport_msg_new). */
+struct fc_msg {
+	struct req req;
+	uint8_t arena[4096];
+};
+
+static struct req *fc_msg_new(struct conn *c)
 {
-	const uint8_t *p = rec;
+	struct fc_msg *m = calloc(1, sizeof(*m));
 
 	FUZZ_CHECK(c == FAKE_CONN);
-	FUZZ_CHECK(len >= 24 && len % 4 == 0);
+	FUZZ_CHECK(m);
+	req_init(&m->req, m->arena, sizeof(m->arena));
+	m->req.conn = c;
+	return &m->req;
+}
+
+static void fc_msg_free(struct req *m)
+{
+	req_finish(m);
+	free((struct fc_msg *)(void *)m);
+}
+
+/* A CALL of ours: check its header, keep its xid to answer it. */
+static int fc_msg_send(struct req *m)
+{
+	size_t len = req_reply_len(m);
+	uint8_t p[512];
+
+	FUZZ_CHECK(m->conn == FAKE_CONN);
+	FUZZ_CHECK(len >= 24 && len % 4 == 0 && len <= sizeof(p));
+	FUZZ_CHECK(req_reply_copy(m, 0, p, len) == (ssize_t)len);
 	FUZZ_CHECK(fuzz_be32(p + 4) == CALL && fuzz_be32(p + 8) == RPC_VERSION);
 	pthread_mutex_lock(&cb_sent_mu);
 	if (cb_sent < CB_SENT_MAX)
 		cb_sent_xid[cb_sent++] = fuzz_be32(p);
 	cb_total++;
 	pthread_mutex_unlock(&cb_sent_mu);
+	fc_msg_free(m);
 	return 0;
 }
 
@@ -1104,10 +1125,13 @@ static const struct nfs4_bc_ops fake_bc_ops = {
 	.get = fc_get,
 	.put = fc_put,
 	.closed = fc_closed,
-	.send = fc_send,
+	.msg_new = fc_msg_new,
+	.msg_send = fc_msg_send,
+	.msg_free = fc_msg_free,
 };
 
-static void call_prepare(struct rpc_call *call, uint8_t *arena);
+static void req_prepare(struct req *rq, uint8_t *arena, uint8_t *rec,
+			size_t len);
 
 /* Answer the callbacks sent since the last input: accepted, void. */
 static void cb_answer(void)
@@ -1115,8 +1139,8 @@ static void cb_answer(void)
 	static uint8_t arena[ARENA_SIZE];
 	uint32_t xids[CB_SENT_MAX];
 	unsigned int n, i;
-	struct rpc_call call;
 	uint8_t rec[24];
+	struct req rq;
 
 	pthread_mutex_lock(&cb_sent_mu);
 	n = cb_sent;
@@ -1130,65 +1154,80 @@ static void cb_answer(void)
 		fuzz_put_be32(rec + 12, AUTH_NONE);
 		fuzz_put_be32(rec + 16, 0);
 		fuzz_put_be32(rec + 20, SUCCESS);
-		call_prepare(&call, arena);
-		FUZZ_CHECK(!rpc_process_record(&call, rec, sizeof(rec)));
-		rpc_call_finish(&call);
+		req_prepare(&rq, arena, rec, sizeof(rec));
+		FUZZ_CHECK(rpc_process(&rq) == REQ_DROP);
+		req_finish(&rq);
 	}
 }
 
 /* ---- running a record ---- */
 
-static void call_prepare(struct rpc_call *call, uint8_t *arena)
+static void req_prepare(struct req *rq, uint8_t *arena, uint8_t *rec,
+			size_t len)
 {
+	static struct sockaddr_storage peer, local;
 	struct sockaddr_in *sin;
 
-	rpc_call_init(call, arena, ARENA_SIZE);
-	call->conn = FAKE_CONN;
-	sin = (struct sockaddr_in *)&call->peer;
+	req_init(rq, arena, ARENA_SIZE);
+	rq->conn = FAKE_CONN;
+	sin = (struct sockaddr_in *)&peer;
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(1000);
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	call->peer_len = sizeof(*sin);
-	call->peer_privileged = true;
-	memcpy(&call->local, &call->peer, sizeof(*sin));
-	((struct sockaddr_in *)&call->local)->sin_port = htons(2049);
-	call->local_len = sizeof(*sin);
+	rq->peer = &peer;
+	rq->peer_len = sizeof(*sin);
+	rq->peer_privileged = true;
+	memcpy(&local, &peer, sizeof(*sin));
+	((struct sockaddr_in *)&local)->sin_port = htons(2049);
+	rq->local = &local;
+	rq->local_len = sizeof(*sin);
+	rq->caps = REQ_CAP_FILE;
+	rq->msg = rec;
+	rq->msg_len = len;
 }
 
 /*
  * Run record @rec and check the reply. Returns a malloc'd copy of the
  * flattened reply (*@body: offset of COMPOUND4res, 0 if none), or NULL
- * when the record was dropped.
+ * when the record was dropped. Half the time the request starts on the
+ * "event loop" (nowait): a deferred one continues as a worker would.
  */
 static uint8_t *run_record(uint8_t *rec, size_t len, size_t *body,
 			   size_t *reply_len)
 {
 	static uint8_t arena[ARENA_SIZE];
-	struct rpc_call call;
+	static unsigned int turn;
+	enum req_verdict v;
 	struct request r;
 	uint8_t *flat = NULL;
-	bool sent;
+	struct req rq;
 
 	request_parse(&r, rec, len);
 	request_peek_slot(&r);
-	call_prepare(&call, arena);
-	sent = rpc_process_record(&call, rec, len);
+	req_prepare(&rq, arena, rec, len);
+	rq.nowait = ++turn % 2 == 0 && rpc_record_inline(NULL, rec, len);
+	v = rpc_process(&rq);
+	if (v == REQ_DEFER) {
+		FUZZ_CHECK(rq.nowait);
+		rq.nowait = false;
+		v = rpc_process(&rq);
+	}
+	FUZZ_CHECK(v != REQ_DEFER);
 	/*
 	 * The handler left the thread with the caller's fsuid; a failed
 	 * check below makes libFuzzer write the input from this thread, which
 	 * needs root's.
 	 */
 	FUZZ_CHECK(vfs_cred_set(&root_cred) == 0);
-	if (sent) {
-		*body = check_reply(&r, &call, &flat);
-		*reply_len = call.res.pos + (call.res.tail
-			? call.res.tail_len + call.res.tail_pad : 0);
+	if (v == REQ_REPLY) {
+		*body = check_reply(&r, &rq, &flat);
+		*reply_len = req_reply_len(&rq);
 	} else {
 		/* Only a broken CALL header is dropped without a word. */
 		FUZZ_CHECK(len < 12 || r.mtype != CALL ||
 			   (r.rpcvers == RPC_VERSION && len < 24));
 	}
-	rpc_call_finish(&call);
+	req_finish(&rq);
 	return flat;
 }
 

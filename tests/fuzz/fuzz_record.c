@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: RPC record marking (RFC 5531 §11, transport/rm.h).
+ * libFuzzer target: RPC record marking (RFC 5531 §11) through the
+ * transport's frame decoder (transport/frame.h).
  *
  * Input: an 11-byte control block, then the byte stream.
  *   [0]     record limit: high bit set = RM_DEFAULT_MAX_RECORD, else
  *           1 + (b & 0x7f) * 64 bytes (small limits reach -EMSGSIZE)
  *   [1..8]  eight chunk sizes (1..256), used in turn to cut the stream
- *   [9]     bit i: feed chunk i % 8 through rm_body_space()/advance (the
- *           transport's zero-copy path) instead of rm_decode() while the
+ *   [9]     bit i: feed chunk i % 8 through frame_body_space()/advance (the
+ *           transport's zero-copy path) instead of frame_decode() while the
  *           decoder is inside a fragment body; bit 7 set: completed
- *           records are taken with rm_record_take(), else rm_record_done()
- *   [10]    0: no alignment hint; else rm_set_align() with a hint that
+ *           records are taken with frame_take(), else frame_done()
+ *   [10]    0: no alignment hint; else an alignment hint that
  *           answers 4 * b (possibly past the head: a wrong hint must
  *           only cost alignment)
  *
@@ -20,7 +21,7 @@
  * decoder must never consume more than it is given, return 0 with bytes
  * offered unless a record is pending, or hold a record above its limit;
  * when the stream ends between records it must be idle. With a hint, a
- * record whose first fragment is at least RM_ALIGN_MIN long must have the
+ * record whose first fragment is at least FRAME_ALIGN_MIN long must have the
  * hinted offset (when inside that fragment) IOBUF_ALIGN-aligned.
  */
 #include <errno.h>
@@ -28,7 +29,12 @@
 
 #include "core/iobuf.h"
 #include "fuzz.h"
-#include "transport/rm.h"
+#include "rpc/rpc.h"
+#include "transport/frame.h"
+
+#define RM_LAST_FRAG RPC_RM_LAST_FRAG
+#define RM_LEN_MASK RPC_RM_LEN_MASK
+#define RM_DEFAULT_MAX_RECORD ((1u << 20) + (64u << 10))
 
 #define CTL_LEN 11
 
@@ -36,10 +42,21 @@ static size_t align_answer;
 
 static size_t align_hint(const uint8_t *head, size_t len)
 {
-	FUZZ_CHECK(len > 0 && len <= RM_HEAD_MAX);
+	FUZZ_CHECK(len > 0 && len <= FRAME_HEAD_MAX);
 	FUZZ_CHECK(head != NULL);
 	return align_answer;
 }
+
+static const struct frame_ops rpc_ops = {
+	.hdr_len = RPC_RM_HDR_LEN,
+	.parse = rpc_rm_parse,
+};
+
+static const struct frame_ops rpc_ops_hint = {
+	.hdr_len = RPC_RM_HDR_LEN,
+	.parse = rpc_rm_parse,
+	.align = align_hint,
+};
 
 struct ref_decoder {
 	const uint8_t *p;
@@ -78,7 +95,7 @@ static int ref_next(struct ref_decoder *r)
 }
 
 struct run {
-	struct rm_decoder d;
+	struct frame_decoder d;
 	struct ref_decoder ref;
 	bool take;
 	bool align;
@@ -93,20 +110,20 @@ static void record_check(struct run *r)
 	size_t len;
 
 	FUZZ_CHECK(ref_next(&r->ref) == 1);
-	FUZZ_CHECK(r->d.rec_len <= r->d.max_record);
-	FUZZ_CHECK(r->d.rec_len == r->ref.rec_len);
-	if (r->d.rec_len)
-		FUZZ_CHECK(memcmp(r->d.rec, r->ref.rec, r->d.rec_len) == 0);
-	if (r->align && r->ref.first_flen >= RM_ALIGN_MIN) {
+	FUZZ_CHECK(r->d.msg_len <= r->d.max_msg);
+	FUZZ_CHECK(r->d.msg_len == r->ref.rec_len);
+	if (r->d.msg_len)
+		FUZZ_CHECK(memcmp(r->d.msg, r->ref.rec, r->d.msg_len) == 0);
+	if (r->align && r->ref.first_flen >= FRAME_ALIGN_MIN) {
 		size_t at = align_answer < r->ref.first_flen ? align_answer : 0;
 
-		FUZZ_CHECK((uintptr_t)(r->d.rec + at) % IOBUF_ALIGN == 0);
+		FUZZ_CHECK((uintptr_t)(r->d.msg + at) % IOBUF_ALIGN == 0);
 	}
 	r->nrecords++;
 	if (r->take) {
-		rec = rm_record_take(&r->d, &len, &buf);
+		rec = frame_take(&r->d, &len, &buf);
 		FUZZ_CHECK(len == r->ref.rec_len);
-		FUZZ_CHECK(!rm_record_complete(&r->d));
+		FUZZ_CHECK(!frame_complete(&r->d));
 		FUZZ_CHECK(!len || (rec && buf));
 		if (buf) {
 			FUZZ_CHECK(rec >= buf->data &&
@@ -116,27 +133,27 @@ static void record_check(struct run *r)
 		}
 		iobuf_put(buf);
 	} else {
-		rm_record_done(&r->d);
-		FUZZ_CHECK(!rm_record_complete(&r->d));
+		frame_done(&r->d);
+		FUZZ_CHECK(!frame_complete(&r->d));
 	}
 }
 
-/* Feed @len bytes through rm_decode(); -1 once the decoder failed. */
+/* Feed @len bytes through frame_decode(); -1 once the decoder failed. */
 static int feed_decode(struct run *r, const uint8_t *p, size_t len)
 {
 	ssize_t n;
 
 	while (len) {
-		n = rm_decode(&r->d, p, len);
+		n = frame_decode(&r->d, p, len);
 		if (n < 0) {
 			FUZZ_CHECK(n == -EMSGSIZE);
 			return -1;
 		}
 		FUZZ_CHECK((size_t)n <= len);
-		if (rm_need_mem(&r->d)) {
+		if (frame_need_mem(&r->d)) {
 			/* The pool never refuses its only user (iobuf.h). */
-			FUZZ_CHECK(rm_retry(&r->d));
-		} else if (rm_record_complete(&r->d)) {
+			FUZZ_CHECK(frame_retry(&r->d));
+		} else if (frame_complete(&r->d)) {
 			record_check(r);
 		} else {
 			FUZZ_CHECK(n > 0 && (size_t)n == len);
@@ -154,16 +171,16 @@ static int feed_space(struct run *r, const uint8_t *p, size_t len)
 	size_t room, n;
 
 	while (len) {
-		dst = rm_body_space(&r->d, &room);
+		dst = frame_body_space(&r->d, &room);
 		if (!dst)
 			return feed_decode(r, p, len) < 0 ? -1 : 0;
-		FUZZ_CHECK(room > 0 && room <= r->d.max_record);
+		FUZZ_CHECK(room > 0 && room <= r->d.max_msg);
 		n = len < room ? len : room;
 		memcpy(dst, p, n);
-		rm_body_advance(&r->d, n);
+		frame_body_advance(&r->d, n);
 		p += n;
 		len -= n;
-		if (rm_record_complete(&r->d))
+		if (frame_complete(&r->d))
 			record_check(r);
 	}
 	return 0;
@@ -186,14 +203,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	slen = size - CTL_LEN;
 
 	memset(&r, 0, sizeof(r));
-	rm_init(&r.d, max);
-	FUZZ_CHECK(r.d.max_record == max);
-	FUZZ_CHECK(rm_idle(&r.d));
-	if (data[10]) {
-		align_answer = 4u * data[10];
-		rm_set_align(&r.d, align_hint);
-		r.align = true;
-	}
+	r.align = data[10] != 0;
+	align_answer = 4u * data[10];
+	frame_init(&r.d, r.align ? &rpc_ops_hint : &rpc_ops, max);
+	FUZZ_CHECK(r.d.max_msg == max);
+	FUZZ_CHECK(frame_idle(&r.d));
 	r.take = data[9] & 0x80;
 	r.ref.p = stream;
 	r.ref.len = slen;
@@ -219,13 +233,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(verdict == -1);
 	} else {
 		FUZZ_CHECK(verdict == 0);
-		FUZZ_CHECK(!rm_record_complete(&r.d));
+		FUZZ_CHECK(!frame_complete(&r.d));
 		/* The stream ended between records: nothing may be held. */
 		if (between)
-			FUZZ_CHECK(rm_idle(&r.d));
-		FUZZ_CHECK(rm_decode(&r.d, stream, 0) == 0);
+			FUZZ_CHECK(frame_idle(&r.d));
+		FUZZ_CHECK(frame_decode(&r.d, stream, 0) == 0);
 	}
-	rm_destroy(&r.d);
+	frame_destroy(&r.d);
 	free(r.ref.rec);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: one RPC record through rpc_process_record() with the
+ * libFuzzer target: one RPC record through rpc_process() with the
  * real NFSv3 and MOUNT programs registered, over a temporary directory
  * export, so the whole path runs: call header, credentials, dispatch,
  * argument decoding, the handler against the local filesystem, and the
@@ -494,30 +494,40 @@ static void check_success_body(const struct call_hdr *h, struct xdr_buf *x)
 	}
 }
 
-/* The reply in @call->res answers @h and is a well-formed RPC reply. */
-static void check_reply(const struct call_hdr *h, struct rpc_call *call)
+/*
+ * The reply of request @r answers @h and is a well-formed RPC reply: its
+ * header and body (copied out of the chain into @buf), then any payload.
+ */
+static void check_reply(const struct call_hdr *h, struct req *r)
 {
+	static uint8_t buf[1 << 17];
+	const struct payload *pl = &r->reply.payload;
 	struct xdr_buf x;
 	uint32_t xid, mtype, stat, a, b, flavor, vlen;
 	const uint8_t *verf;
 	volatile uint8_t sink = 0;
-	const uint8_t *tail = call->res.tail;
+	bool tail = pl->kind != PAYLOAD_NONE;
+	size_t body = r->reply.head_len + req_reply_body_len(r);
 	uint32_t i;
 
-	FUZZ_CHECK(call->res.base != NULL);
-	FUZZ_CHECK(call->res.pos <= call->res.len);
-	xdr_init(&x, call->res.base, call->res.pos);
+	FUZZ_CHECK(r->reply.nseg > 0);
+	FUZZ_CHECK(body <= sizeof(buf));
+	FUZZ_CHECK(req_reply_copy(r, 0, buf, body) == (ssize_t)body);
+	xdr_init(&x, buf, body);
 	FUZZ_CHECK(xdr_dec_u32(&x, &xid) && xid == h->xid);
 	FUZZ_CHECK(xdr_dec_u32(&x, &mtype) && mtype == REPLY);
 	FUZZ_CHECK(xdr_dec_u32(&x, &stat));
 	if (tail) {
-		/* Only a READ's data travels as a tail. */
+		/* Only a READ's data travels as a payload. */
 		FUZZ_CHECK(h->prog == NFS_PROGRAM && h->proc == NFSPROC3_READ);
-		FUZZ_CHECK(call->res.tail_len <= NFS3_IO_MAX);
-		FUZZ_CHECK(call->res.tail_pad ==
-			   ((4 - (call->res.tail_len & 3)) & 3));
-		for (i = 0; i < call->res.tail_len; i++)
-			sink ^= tail[i];
+		FUZZ_CHECK(pl->len <= NFS3_IO_MAX);
+		FUZZ_CHECK(r->reply.pad == ((4 - (pl->len & 3)) & 3));
+		/* A file range reads back as a transport without sendfile
+		 * would read it; then it is a buffer. */
+		FUZZ_CHECK(payload_fill(&r->reply.payload) == 0);
+		FUZZ_CHECK(pl->kind == PAYLOAD_BUF);
+		for (i = 0; i < pl->len; i++)
+			sink ^= pl->data[i];
 	}
 	(void)sink;
 	if (stat == MSG_DENIED) {
@@ -583,9 +593,10 @@ static void call_hdr_parse(struct call_hdr *h, const uint8_t *rec, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct sockaddr_storage peer, local;
 	struct sockaddr_in *sin;
-	struct rpc_call call;
 	struct call_hdr h;
+	struct req r;
 	uint8_t *rec, *arena;
 	size_t len;
 	bool sent;
@@ -597,26 +608,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tokens_expand(data, size, rec);
 	call_hdr_parse(&h, rec, len);
 
-	rpc_call_init(&call, arena, ARENA_SIZE);
-	sin = (struct sockaddr_in *)&call.peer;
+	req_init(&r, arena, ARENA_SIZE);
+	sin = (struct sockaddr_in *)&peer;
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(1000);
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	call.peer_len = sizeof(*sin);
-	call.peer_privileged = true;
-	memcpy(&call.local, &call.peer, sizeof(*sin));
-	((struct sockaddr_in *)&call.local)->sin_port = htons(2049);
-	call.local_len = sizeof(*sin);
+	r.peer = &peer;
+	r.peer_len = sizeof(*sin);
+	r.peer_privileged = true;
+	memcpy(&local, &peer, sizeof(*sin));
+	((struct sockaddr_in *)&local)->sin_port = htons(2049);
+	r.local = &local;
+	r.local_len = sizeof(*sin);
+	r.caps = REQ_CAP_FILE;
+	r.msg = rec;
+	r.msg_len = len;
 
-	sent = rpc_process_record(&call, rec, len);
+	sent = rpc_process(&r) == REQ_REPLY;
 	if (sent) {
-		check_reply(&h, &call);
+		check_reply(&h, &r);
 	} else {
 		/* Only a broken CALL header is dropped without a word. */
 		FUZZ_CHECK(len < 12 || h.mtype != CALL ||
 			   (h.rpcvers == RPC_VERSION && len < 24));
 	}
-	rpc_call_finish(&call);
+	req_finish(&r);
 	free(arena);
 	free(rec);
 	/*

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -843,32 +844,34 @@ static void test_readdir3res_encode(void **state)
 	assert_false(nfs3_enc_READDIR3res(&x, &r));
 }
 
-static void test_read3res_tail(void **state)
+static void test_read3res_payload(void **state)
 {
-	static const char data[] = "abcdefg";
 	struct READ3res r = {
 		.status = NFS3_OK,
 		.count = 7,
 		.eof = true,
-		.data = data,
 	};
 	uint8_t buf[128];
 	struct xdr_buf x;
+	uint32_t v;
 
 	(void)state;
 	xdr_init(&x, buf, sizeof(buf));
 	assert_true(nfs3_enc_READ3res(&x, &r));
-	/* status, post_op_attr(false), count, eof, length; data in tail */
+	/* status, post_op_attr(false), count, eof, length; the data is the
+	 * request's payload, after the body */
 	assert_int_equal(x.pos, 20);
-	assert_ptr_equal(x.tail, data);
-	assert_int_equal(x.tail_len, 7);
-	assert_int_equal(x.tail_pad, 1);
+	memcpy(&v, buf + 16, 4);
+	assert_int_equal(ntohl(v), 7);
 	/* failure arm: status and attributes only */
 	r.status = NFS3ERR_ISDIR;
 	xdr_init(&x, buf, sizeof(buf));
 	assert_true(nfs3_enc_READ3res(&x, &r));
 	assert_int_equal(x.pos, 8);
-	assert_null(x.tail);
+	/* too small a body fails */
+	r.status = NFS3_OK;
+	xdr_init(&x, buf, 19);
+	assert_false(nfs3_enc_READ3res(&x, &r));
 }
 
 int main(void)
@@ -892,7 +895,7 @@ int main(void)
 		cmocka_unit_test(test_mknod3args),
 		cmocka_unit_test(test_setattr3args_guard),
 		cmocka_unit_test(test_readdir3res_encode),
-		cmocka_unit_test(test_read3res_tail),
+		cmocka_unit_test(test_read3res_payload),
 	};
 
 	return cmocka_run_group_tests_name("nfs3", tests, NULL, NULL);

@@ -2,7 +2,7 @@
 /*
  * Unit tests of the NFSv4 core (engineer N1's part): the errno to
  * nfsstat4 table over every operation x errno, the attribute codecs, and
- * whole COMPOUNDs run through rpc_process_record() against a temporary
+ * whole COMPOUNDs run through rpc_process() against a temporary
  * export: minor versions, OP_ILLEGAL, BADXDR, op limits, NOFILEHANDLE,
  * the pseudo-fs (PUTROOTFH, LOOKUP across the junction, LOOKUPP back,
  * READDIR, ROFS), forged handles, and the namespace and I/O operations.
@@ -274,14 +274,14 @@ static char ro_dir[64];       /* exported read-only at pseudo=/ro */
 static char export_sub[64]; /* the export dir's name inside /tmp */
 
 /* A request being built: RPC call header + COMPOUND4args. */
-struct req {
+struct creq {
 	uint8_t b[16384];
 	struct xdr_buf x;
 	size_t numops_pos;
 	uint32_t numops;
 };
 
-static void req_begin(struct req *r, uint32_t minor, const char *tag)
+static void req_begin(struct creq *r, uint32_t minor, const char *tag)
 {
 	xdr_init(&r->x, r->b, sizeof(r->b));
 	assert_true(xdr_enc_u32(&r->x, 0x1234));        /* xid */
@@ -307,7 +307,7 @@ static void req_begin(struct req *r, uint32_t minor, const char *tag)
 	r->numops = 0;
 }
 
-static void req_op(struct req *r, uint32_t op)
+static void req_op(struct creq *r, uint32_t op)
 {
 	assert_true(xdr_enc_u32(&r->x, op));
 	r->numops++;
@@ -315,13 +315,13 @@ static void req_op(struct req *r, uint32_t op)
 	r->b[r->numops_pos + 2] = (uint8_t)(r->numops >> 8);
 }
 
-static void req_name(struct req *r, uint32_t op, const char *name)
+static void req_name(struct creq *r, uint32_t op, const char *name)
 {
 	req_op(r, op);
 	assert_true(xdr_enc_opaque(&r->x, name, (uint32_t)strlen(name)));
 }
 
-static void req_getattr(struct req *r, uint32_t w0, uint32_t w1)
+static void req_getattr(struct creq *r, uint32_t w0, uint32_t w1)
 {
 	req_op(r, OP_GETATTR);
 	assert_true(xdr_enc_u32(&r->x, 2));
@@ -329,7 +329,7 @@ static void req_getattr(struct req *r, uint32_t w0, uint32_t w1)
 	assert_true(xdr_enc_u32(&r->x, w1));
 }
 
-static void req_putfh(struct req *r, const struct nfs_fh4 *fh)
+static void req_putfh(struct creq *r, const struct nfs_fh4 *fh)
 {
 	req_op(r, OP_PUTFH);
 	assert_true(xdr_enc_opaque(&r->x, fh->data, fh->len));
@@ -337,7 +337,7 @@ static void req_putfh(struct req *r, const struct nfs_fh4 *fh)
 
 static const uint8_t zero_stateid[16];
 
-/* The reply: COMPOUND4res after the RPC header, plus any tail. */
+/* The reply: COMPOUND4res after the RPC header, plus any payload. */
 struct rep {
 	uint8_t b[1 << 20];
 	size_t len;
@@ -347,36 +347,34 @@ struct rep {
 	size_t tail_len;
 };
 
-static void run(struct req *r, struct rep *out)
+static void run(struct creq *r, struct rep *out)
 {
 	static uint8_t arena[65536];
-	struct rpc_call call;
-	struct sockaddr_in *sin;
+	struct sockaddr_storage peer = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
+	struct req rq;
+	ssize_t n;
 	uint32_t v;
-	bool ok;
 
-	rpc_call_init(&call, arena, sizeof(arena));
-	sin = (struct sockaddr_in *)&call.peer;
+	req_init(&rq, arena, sizeof(arena));
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(800);
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	call.peer_len = sizeof(*sin);
-	call.peer_privileged = true;
-	ok = rpc_process_record(&call, r->b, r->x.pos);
-	assert_true(ok);
-	assert_true(call.res.pos <= sizeof(out->b));
-	memcpy(out->b, call.res.base, call.res.pos);
-	out->len = call.res.pos;
-	out->tail_len = 0;
-	if (call.res.tail) {
-		assert_true(out->len + call.res.tail_len <= sizeof(out->b));
-		memcpy(out->b + out->len, call.res.tail, call.res.tail_len);
-		out->len += call.res.tail_len;
-		memset(out->b + out->len, 0, call.res.tail_pad);
-		out->len += call.res.tail_pad;
-		out->tail_len = call.res.tail_len;
-	}
-	rpc_call_finish(&call);
+	rq.peer = &peer;
+	rq.peer_len = sizeof(*sin);
+	rq.peer_privileged = true;
+	rq.caps = REQ_CAP_FILE;
+	rq.msg = r->b;
+	rq.msg_len = r->x.pos;
+	assert_int_equal(rpc_process(&rq), REQ_REPLY);
+	out->tail_len = rq.reply.payload.len;
+	/* A file range is read as a transport that cannot send one would. */
+	assert_int_equal(payload_fill(&rq.reply.payload), 0);
+	assert_true(req_reply_len(&rq) <= sizeof(out->b));
+	n = req_reply_copy(&rq, 0, out->b, sizeof(out->b));
+	assert_int_equal(n, (ssize_t)req_reply_len(&rq));
+	out->len = (size_t)n;
+	req_finish(&rq);
 	xdr_init(&out->x, out->b, out->len);
 	/* xid, REPLY, MSG_ACCEPTED, verifier, SUCCESS */
 	assert_true(xdr_dec_u32(&out->x, &v) && v == 0x1234);
@@ -474,7 +472,7 @@ static int teardown_export(void **state)
 	return 0;
 }
 
-static struct req rq;
+static struct creq rq;
 static struct rep rp;
 
 static void test_minor_version_mismatch(void **state)
@@ -665,7 +663,7 @@ static void attr_fsid_type(struct fattr4 *f, uint32_t *type, uint64_t *maj,
 	assert_int_equal(xdr_remaining(&x), 0);
 }
 
-static void req_create_dir(struct req *r, const char *name)
+static void req_create_dir(struct creq *r, const char *name)
 {
 	req_name(r, OP_CREATE, "");
 	/* rewrite: CREATE args are objtype, objname, createattrs */

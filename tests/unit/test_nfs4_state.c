@@ -63,6 +63,7 @@ static uint64_t fake_clock(void)
 
 struct tcall {
 	struct rpc_call call;
+	struct req req;
 	uint8_t arena[16384];
 	uint8_t argbuf[200];       /* the COMPOUND args SEQUENCE digests */
 	int conn;                  /* its address is the "connection" */
@@ -71,7 +72,8 @@ struct tcall {
 static void tcall_init(struct tcall *t, uint32_t uid)
 {
 	memset(t, 0, sizeof(*t));
-	rpc_call_init(&t->call, t->arena, sizeof(t->arena));
+	req_init(&t->req, t->arena, sizeof(t->arena));
+	t->call.req = &t->req;
 	t->call.cred.flavor = AUTH_SYS;
 	t->call.cred.uid = uid;
 	t->call.cred.gid = uid;
@@ -79,6 +81,12 @@ static void tcall_init(struct tcall *t, uint32_t uid)
 	/* args.len stands for the request size SEQUENCE checks */
 	t->call.args.base = t->argbuf;
 	t->call.args.len = sizeof(t->argbuf);
+}
+
+/* The request of @t is over: what its calls allocated goes. */
+static void tcall_finish(struct tcall *t)
+{
+	req_finish(&t->req);
 }
 
 static void comp_init(struct nfs4_compound *c, struct tcall *t,
@@ -214,7 +222,7 @@ static void exchange_id(const char *owner, uint8_t verf, uint32_t flags,
 	xdr_enc_u32(x, 0); /* no impl id */
 	run_op(&c, &nfs4_op_desc_exchange_id, w.b, x->pos, res);
 	nfs4_compound_end(&c);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 }
 
 static void enc_chan(struct xdr_buf *x, uint32_t maxreq, uint32_t slots)
@@ -263,7 +271,7 @@ static void client41(const char *owner, uint32_t uid, clientid4 *id,
 	create_session(*id, be32(r.body + 8), uid, &t, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	memcpy(sessionid, r.body, 16);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 }
 
 static void sequence(struct nfs4_compound *c, const uint8_t sid[16],
@@ -548,7 +556,7 @@ static void test_stateid_lookup(void **state)
 			 NFS4ERR_BAD_STATEID);
 	pthread_mutex_unlock(&nfs4_st.mu);
 	free(s);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 }
 
 /* ---- share reservations ------------------------------------------------ */
@@ -626,7 +634,7 @@ static void test_exchange_id_cases(void **state)
 	assert_int_equal(r.status, NFS4ERR_SEQ_MISORDERED);
 	create_session(0x1234, 1, 0, &t, &r);
 	assert_int_equal(r.status, NFS4ERR_STALE_CLIENTID);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 
 	/* case 2: same verifier and principal → same id, CONFIRMED_R */
 	exchange_id("owner-a", 1, 0, 0, &r);
@@ -673,7 +681,7 @@ static void test_exchange_id_cases(void **state)
 	tcall_init(&t, 0);
 	create_session(id5, 1, 0, &t, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 	pthread_mutex_lock(&nfs4_st.mu);
 	assert_null(nfs4_client_find(id));
 	assert_null(nfs4_session_find(sid));
@@ -698,7 +706,7 @@ static void test_exchange_id_cases(void **state)
 		xdr_enc_u32(x, 0);
 		run_op(&c, &nfs4_op_desc_exchange_id, w.b, x->pos, &r);
 		assert_int_equal(r.status, NFS4ERR_NOTSUPP);
-		rpc_call_finish(&t.call);
+		tcall_finish(&t);
 	}
 }
 
@@ -734,12 +742,12 @@ static void test_sequence_slots(void **state)
 		sequence(&c2, sid, 1, 0, true, &r);
 		assert_int_equal(r.status, NFS4ERR_DELAY);
 		nfs4_compound_end(&c2);
-		rpc_call_finish(&t2.call);
+		tcall_finish(&t2);
 	}
 	nfs4_sequence_cache(&c, reply, sizeof(reply));
 	nfs4_compound_end(&c);
 	assert_null(c.session);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 
 	/* the retry gets the cached reply, without re-execution */
 	tcall_init(&t, 0);
@@ -790,7 +798,7 @@ static void test_sequence_slots(void **state)
 	sequence(&c, sid, 1, 5, false, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	nfs4_compound_end(&c);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 
 	/* DESTROY_CLIENTID while a session exists: busy */
 	{
@@ -809,7 +817,7 @@ static void test_sequence_slots(void **state)
 		run_op(&c, &nfs4_op_desc_destroy_session, w.b, x->pos, &r);
 		assert_int_equal(r.status,
 				 NFS4ERR_CONN_NOT_BOUND_TO_SESSION);
-		rpc_call_finish(&t.call);
+		tcall_finish(&t);
 	}
 }
 
@@ -840,7 +848,7 @@ static clientid4 client40(const char *name, uint32_t uid, uint8_t verf)
 	assert_true(xdr_enc_opaque_fixed(x, r.body + 8, 8));
 	run_op(&c, &nfs4_op_desc_setclientid_confirm, w.b, x->pos, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 	return id;
 }
 
@@ -856,7 +864,7 @@ static uint32_t renew(clientid4 id)
 	comp_init(&c, &t, 0, 1);
 	xdr_enc_u64(x, id);
 	run_op(&c, &nfs4_op_desc_renew, w.b, x->pos, &r);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 	return r.status;
 }
 
@@ -1108,8 +1116,8 @@ static void test_open40(void **state)
 
 	nfs4_fh_clear(&c.cur);
 	nfs4_fh_clear(&c2.cur);
-	rpc_call_finish(&t.call);
-	rpc_call_finish(&t2.call);
+	tcall_finish(&t);
+	tcall_finish(&t2);
 	/* client expiry releases everything: EXPIRED for its stateids */
 	fake_now += 200 * 1000;
 	nfs4_state_reap();
@@ -1119,7 +1127,7 @@ static void test_open40(void **state)
 	assert_int_equal(nfs4_state_check_io(&c, &s2, false, 0, 1),
 			 NFS4ERR_EXPIRED);
 	nfs4_fh_clear(&c.cur);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 	nfs4_state_set_clock(NULL);
 }
 
@@ -1142,7 +1150,7 @@ static void reclaim_complete(clientid4 id, const uint8_t sid[16],
 	xdr_enc_bool(x, false);
 	run_op(&c, &nfs4_op_desc_reclaim_complete, w.b, x->pos, r);
 	nfs4_compound_end(&c);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 }
 
 static void test_grace_restart(void **state)
@@ -1267,16 +1275,43 @@ static bool fk_is_closed(const struct conn *c)
 	return fk_closed;
 }
 
-static int fk_send(struct conn *c, const void *rec, size_t len)
+/* Messages are requests with only a reply (transport_msg_new's shape). */
+struct fk_msg {
+	struct req req;
+	uint8_t arena[4096];
+};
+
+static struct req *fk_msg_new(struct conn *c)
 {
+	struct fk_msg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	req_init(&m->req, m->arena, sizeof(m->arena));
+	m->req.conn = c;
+	return &m->req;
+}
+
+static void fk_msg_free(struct req *r)
+{
+	req_finish(r);
+	free((struct fk_msg *)(void *)r);
+}
+
+static int fk_msg_send(struct req *r)
+{
+	size_t len = req_reply_len(r);
+
 	pthread_mutex_lock(&fk_mu);
 	if (len <= sizeof(fk_sent)) {
-		memcpy(fk_sent, rec, len);
+		assert_int_equal(req_reply_copy(r, 0, fk_sent, len),
+				 (ssize_t)len);
 		fk_sent_len = len;
 	}
-	fk_sent_conn = c;
+	fk_sent_conn = r->conn;
 	fk_nsent++;
 	pthread_mutex_unlock(&fk_mu);
+	fk_msg_free(r);
 	return 0;
 }
 
@@ -1284,7 +1319,9 @@ static const struct nfs4_bc_ops fk_ops = {
 	.get = fk_get,
 	.put = fk_put,
 	.closed = fk_is_closed,
-	.send = fk_send,
+	.msg_new = fk_msg_new,
+	.msg_send = fk_msg_send,
+	.msg_free = fk_msg_free,
 };
 
 /* Wait (up to 5 s) for the callback thread to have sent @n calls. */
@@ -1412,7 +1449,7 @@ static void test_backchannel(void **state)
 		create_session(id, 2, 0, &t2, &r);
 		assert_int_equal(r.status, NFS4_OK);
 		memcpy(sid2, r.body, 16);
-		rpc_call_finish(&t2.call);
+		tcall_finish(&t2);
 	}
 	fk_wait_sent(2);
 	assert_int_equal(seq_flags(sid2, 1, &t), 0);
@@ -1467,12 +1504,12 @@ static void test_backchannel(void **state)
 		assert_int_equal(r.status, NFS4_OK);
 		memcpy(sid2, r.body, 16);
 		nfs4_compound_end(&c);
-		rpc_call_finish(&t3.call);
+		tcall_finish(&t3);
 		assert_int_equal(seq_flags(sid2, 1, &t),
 				 SEQ4_STATUS_CB_PATH_DOWN_SESSION |
 					 SEQ4_STATUS_CB_PATH_DOWN);
 	}
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 
 	/* every pin is given back when the sessions go */
 	state_reset(NULL, 0);
@@ -1528,7 +1565,7 @@ static void test_false_retry(void **state)
 	assert_null(c.replay);
 	nfs4_sequence_cache(&c, reply, sizeof(reply));
 	nfs4_compound_end(&c);
-	rpc_call_finish(&t.call);
+	tcall_finish(&t);
 }
 
 int main(void)

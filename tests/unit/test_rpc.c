@@ -72,7 +72,7 @@ static atomic_int inline_runs, deferrals;
 
 /*
  * An inline procedure that "would block" for arguments divisible by 3
- * when it runs on the event loop (call->nowait): it defers, and the
+ * when it runs on the event loop (req.nowait): it defers, and the
  * worker's run answers. Either way the answer is the argument + 1.
  */
 static void h_maybe_block(struct rpc_call *call, const void *args,
@@ -80,12 +80,12 @@ static void h_maybe_block(struct rpc_call *call, const void *args,
 {
 	uint32_t a = *(const uint32_t *)args;
 
-	if (call->nowait && a % 3 == 0) {
+	if (call->req->nowait && a % 3 == 0) {
 		atomic_fetch_add(&deferrals, 1);
-		call->defer = true;
+		call->req->defer = true;
 		return;
 	}
-	if (call->nowait)
+	if (call->req->nowait)
 		atomic_fetch_add(&inline_runs, 1);
 	*(uint32_t *)res = a + 1;
 }
@@ -249,30 +249,29 @@ static uint8_t arena[16384];
 
 static void run_peer(struct msg *m, struct result *r, uint16_t port)
 {
-	struct sockaddr_in *sin;
-	struct rpc_call call;
+	struct sockaddr_storage peer = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
 	uint8_t rec[2048];
+	struct req rq;
+	ssize_t n;
 	size_t i;
 
 	memcpy(rec, m->buf, m->x.pos);
-	rpc_call_init(&call, arena, sizeof(arena));
-	sin = (struct sockaddr_in *)&call.peer;
+	req_init(&rq, arena, sizeof(arena));
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(port);
 	sin->sin_addr.s_addr = htonl(0x7f000001);
-	call.peer_len = sizeof(*sin);
+	rq.peer = &peer;
+	rq.peer_len = sizeof(*sin);
+	rq.msg = rec;
+	rq.msg_len = m->x.pos;
 	memset(r, 0, sizeof(*r));
-	r->sent = rpc_process_record(&call, rec, m->x.pos);
+	r->sent = rpc_process(&rq) == REQ_REPLY;
 	if (r->sent) {
-		assert_true(call.res.pos + call.res.tail_len <=
-			    sizeof(r->bytes));
-		memcpy(r->bytes, call.res.base, call.res.pos);
-		r->len = call.res.pos;
-		if (call.res.tail) {
-			memcpy(r->bytes + r->len, call.res.tail,
-			       call.res.tail_len);
-			r->len += call.res.tail_len;
-		}
+		assert_true(req_reply_len(&rq) <= sizeof(r->bytes));
+		n = req_reply_copy(&rq, 0, r->bytes, sizeof(r->bytes));
+		assert_true(n >= 0);
+		r->len = (size_t)n;
 		for (i = 0; i + 4 <= r->len && r->nw < 64; i += 4) {
 			uint32_t v;
 
@@ -280,7 +279,7 @@ static void run_peer(struct msg *m, struct result *r, uint16_t port)
 			r->w[r->nw++] = ntohl(v);
 		}
 	}
-	rpc_call_finish(&call);
+	req_finish(&rq);
 }
 
 static void run(struct msg *m, struct result *r)
@@ -594,30 +593,6 @@ static void test_drc_replay(void **state)
 	assert_int_equal(r2.w[6], 4);
 }
 
-static void test_arena(void **state)
-{
-	struct rpc_call call;
-	uint8_t small[256];
-	uint8_t *p, *q, *big;
-	int i;
-
-	rpc_call_init(&call, small, sizeof(small));
-	p = rpc_call_alloc(&call, 100);
-	assert_true(p >= small && p < small + sizeof(small));
-	assert_int_equal((uintptr_t)p % 16, 0);
-	q = rpc_call_alloc(&call, 200); /* overflows into a chunk */
-	assert_non_null(q);
-	assert_true(q < small || q >= small + sizeof(small));
-	big = rpc_call_alloc(&call, 1 << 20);
-	assert_non_null(big);
-	for (i = 0; i < (1 << 20); i++)
-		assert_int_equal(big[i], 0);
-	for (i = 0; i < 100; i++)
-		assert_non_null(rpc_call_alloc(&call, 1000));
-	rpc_call_finish(&call);
-	assert_null(call.arena_overflow);
-}
-
 /* Which records the transport may run on its event loop. */
 static void test_record_inline(void **state)
 {
@@ -626,59 +601,86 @@ static void test_record_inline(void **state)
 	/* Inline procedures; MAYBLOCK only while inline_ok agrees. */
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 9);
 	auth_none(&m);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 8);
 	auth_sys(&m, 8, 2, 0);
 	assert_true(xdr_enc_u32(&m.x, 999999));
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 8);
 	auth_sys(&m, 8, 2, 0);
 	assert_true(xdr_enc_u32(&m.x, 1000000));
-	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	assert_false(rpc_record_inline(NULL, m.buf, m.x.pos));
 	/* Arguments cut short: inline_ok says no. */
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 8);
 	auth_none(&m);
-	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	assert_false(rpc_record_inline(NULL, m.buf, m.x.pos));
 	/* Procedures without the flag go to the workers. */
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 1);
 	auth_none(&m);
 	assert_true(xdr_enc_u32(&m.x, 1));
-	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	assert_false(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 3);
 	auth_none(&m);
-	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	assert_false(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 4, 0);
 	auth_none(&m);
-	assert_false(rpc_record_inline(m.buf, m.x.pos));
+	assert_false(rpc_record_inline(NULL, m.buf, m.x.pos));
 	/* Answered (or dropped) from the header alone: inline. */
 	call_hdr(&m, 1, CALL, 2, TEST_PROG + 1, 2, 1);
 	auth_none(&m);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 3, 1);
 	auth_none(&m);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 2); /* a hole */
 	auth_none(&m);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 2, TEST_PROG, 2, 77);
 	auth_none(&m);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, REPLY, 2, TEST_PROG, 2, 1);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
 	call_hdr(&m, 1, CALL, 3, TEST_PROG, 2, 1);
-	assert_true(rpc_record_inline(m.buf, m.x.pos));
-	assert_true(rpc_record_inline(m.buf, 10));
-	assert_true(rpc_record_inline(m.buf, 0));
+	assert_true(rpc_record_inline(NULL, m.buf, m.x.pos));
+	assert_true(rpc_record_inline(NULL, m.buf, 10));
+	assert_true(rpc_record_inline(NULL, m.buf, 0));
 }
 
-/* A nowait call that would block: no reply, then a normal run answers. */
+/* Run the record in @rec as request @rq (nowait as asked): the verdict. */
+static enum req_verdict run_req(struct req *rq, uint8_t *rec, size_t len,
+				bool nowait)
+{
+	static struct sockaddr_storage peer;
+
+	req_init(rq, arena, sizeof(arena));
+	peer.ss_family = AF_INET;
+	rq->peer = &peer;
+	rq->peer_len = sizeof(struct sockaddr_in);
+	rq->msg = rec;
+	rq->msg_len = len;
+	rq->nowait = nowait;
+	return rpc_process(rq);
+}
+
+/* The 32-bit word at @off of @rq's reply. */
+static uint32_t reply_word(const struct req *rq, size_t off)
+{
+	uint32_t v = 0;
+
+	assert_int_equal(req_reply_copy(rq, off, &v, 4), 4);
+	return ntohl(v);
+}
+
+/*
+ * A nowait call that would block: no reply, the call kept; continued on
+ * the same request (as a worker does, nowait clear), it answers.
+ */
 static void test_defer(void **state)
 {
-	struct rpc_call call;
 	uint8_t rec[2048];
+	struct req rq;
 	struct msg m;
 	size_t len;
-	uint32_t v;
 
 	call_hdr(&m, 31, CALL, 2, TEST_PROG, 2, 8);
 	auth_none(&m);
@@ -686,43 +688,48 @@ static void test_defer(void **state)
 	len = m.x.pos;
 	memcpy(rec, m.buf, len);
 
-	rpc_call_init(&call, arena, sizeof(arena));
-	call.nowait = true;
-	assert_false(rpc_process_record(&call, rec, len));
-	assert_true(call.defer);
-	assert_int_equal(call.res.pos, 0);
+	assert_int_equal(run_req(&rq, rec, len, true), REQ_DEFER);
+	assert_true(rq.defer);
+	assert_non_null(rq.proto);
 	assert_int_equal(atomic_load(&deferrals), 1);
-	rpc_call_finish(&call);
 
-	/* Again from the same record, as the worker does. */
-	rpc_call_init(&call, arena, sizeof(arena));
-	assert_false(call.nowait);
-	assert_false(call.defer);
-	assert_true(rpc_process_record(&call, rec, len));
-	assert_false(call.defer);
-	assert_true(call.res.pos >= 28);
-	memcpy(&v, call.res.base, 4);
-	assert_int_equal(ntohl(v), 31);
-	memcpy(&v, call.res.base + 24, 4);
-	assert_int_equal(ntohl(v), 43);
-	rpc_call_finish(&call);
+	/* The worker's turn: the same request, not decoded again. */
+	memset(rec, 0xee, len);
+	rq.nowait = false;
+	assert_int_equal(rpc_process(&rq), REQ_REPLY);
+	assert_false(rq.defer);
+	assert_true(req_reply_len(&rq) >= 28);
+	assert_int_equal(reply_word(&rq, 0), 31);
+	assert_int_equal(reply_word(&rq, 24), 43);
+	assert_int_equal(atomic_load(&deferrals), 1);
+	req_finish(&rq);
 
 	/* A nowait call that does not block answers at once. */
 	call_hdr(&m, 32, CALL, 2, TEST_PROG, 2, 8);
 	auth_none(&m);
 	assert_true(xdr_enc_u32(&m.x, 43));
 	memcpy(rec, m.buf, m.x.pos);
-	rpc_call_init(&call, arena, sizeof(arena));
-	call.nowait = true;
-	assert_true(rpc_process_record(&call, rec, m.x.pos));
-	assert_false(call.defer);
-	memcpy(&v, call.res.base + 24, 4);
-	assert_int_equal(ntohl(v), 44);
+	assert_int_equal(run_req(&rq, rec, m.x.pos, true), REQ_REPLY);
+	assert_false(rq.defer);
+	assert_int_equal(reply_word(&rq, 24), 44);
 	assert_int_equal(atomic_load(&inline_runs), 1);
-	rpc_call_finish(&call);
+	req_finish(&rq);
 }
 
 /* ---- over TCP ---- */
+
+/* RPC over TCP, as the server wires it (server/main.c). */
+static const struct transport_proto test_rpc_tcp = {
+	.name = "rpc",
+	.hdr_len = RPC_RM_HDR_LEN,
+	.frame_parse = rpc_rm_parse,
+	.frame_build = rpc_rm_build,
+	.frame_max = RPC_RM_LEN_MASK,
+	.align = rpc_record_align,
+	.may_inline = rpc_record_inline,
+	.process = rpc_process,
+	.conn_close = rpc_conn_close,
+};
 
 static void *transport_thread(void *arg)
 {
@@ -776,7 +783,7 @@ static void test_transport_loopback(void **state)
 	transport_limits_default(&lim);
 	lim.max_inflight = 8; /* exercise pausing */
 	assert_int_equal(transport_init(2, 4, &lim), 0);
-	assert_int_equal(transport_listen("127.0.0.1:0", 0, &ss, &len), 0);
+	assert_int_equal(transport_listen("127.0.0.1:0", 0, &test_rpc_tcp, &ss, &len), 0);
 	assert_int_equal(pthread_create(&t, NULL, transport_thread, &ret), 0);
 
 	/*
@@ -856,7 +863,7 @@ static void test_transport_limits_and_stop(void **state)
 	lim.max_conns = 2;
 	lim.idle_timeout = 1;
 	assert_int_equal(transport_init(1, 2, &lim), 0);
-	assert_int_equal(transport_listen("127.0.0.1:0", 0, &ss, &len), 0);
+	assert_int_equal(transport_listen("127.0.0.1:0", 0, &test_rpc_tcp, &ss, &len), 0);
 	assert_int_equal(pthread_create(&t, NULL, transport_thread, &ret), 0);
 
 	a = connect_to(&ss, len);
@@ -906,7 +913,6 @@ int main(void)
 		cmocka_unit_test_setup(test_not_a_call, setup),
 		cmocka_unit_test_setup(test_drc_replay, setup),
 		cmocka_unit_test_setup(test_drc_skips_retry_status, setup),
-		cmocka_unit_test_setup(test_arena, setup),
 		cmocka_unit_test_setup(test_record_inline, setup),
 		cmocka_unit_test_setup(test_defer, setup),
 		cmocka_unit_test_setup(test_transport_loopback, setup),

@@ -589,11 +589,12 @@ static bool t_call(uint32_t vers, uint32_t proc, const uint32_t *arg)
 	static uint32_t xid = 1;
 	uint32_t rec[16];
 	size_t n = 0;
-	struct rpc_call *call = calloc(1, sizeof(*call));
+	static struct sockaddr_storage peer;
+	struct req *r = calloc(1, sizeof(*r));
 	void *arena = malloc(4096);
 	bool ok;
 
-	assert_non_null(call);
+	assert_non_null(r);
 	assert_non_null(arena);
 	rec[n++] = htonl(xid++);
 	rec[n++] = htonl(0); /* CALL */
@@ -607,11 +608,16 @@ static bool t_call(uint32_t vers, uint32_t proc, const uint32_t *arg)
 	rec[n++] = htonl(0);
 	if (arg)
 		rec[n++] = htonl(*arg);
-	rpc_call_init(call, arena, 4096);
-	ok = rpc_process_record(call, (uint8_t *)rec, n * 4);
-	rpc_call_finish(call);
+	req_init(r, arena, 4096);
+	peer.ss_family = AF_INET;
+	r->peer = &peer;
+	r->peer_len = sizeof(struct sockaddr_in);
+	r->msg = (uint8_t *)rec;
+	r->msg_len = n * 4;
+	ok = rpc_process(r) == REQ_REPLY;
+	req_finish(r);
 	free(arena);
-	free(call);
+	free(r);
 	return ok;
 }
 

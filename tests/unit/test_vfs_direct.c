@@ -210,9 +210,8 @@ static void test_reads_eof(void **state)
 		{4096, 131072, 10000 - 4096, true},
 	};
 	uint8_t data[10000], buf[200000];
+	struct vfs_read_res res;
 	struct vfs_obj *o;
-	struct iobuf *b;
-	size_t start;
 	bool eof;
 	ssize_t n;
 
@@ -230,19 +229,25 @@ static void test_reads_eof(void **state)
 			if (n > 0)
 				assert_memory_equal(buf, data + rd[i].off,
 						    (size_t)n);
-			n = vfs_read_buf(o, rd[i].off, rd[i].len, &b, &start,
-					 &eof);
+			n = vfs_read_payload(o, rd[i].off, rd[i].len, 0, &res);
 			assert_int_equal(n, rd[i].want);
-			assert_int_equal(eof, rd[i].eof);
-			if (n > 0)
-				assert_memory_equal(b->data + start,
+			assert_int_equal(res.eof, rd[i].eof);
+			assert_int_equal(res.attr.size, sizeof(data));
+			if (n > 0) {
+				assert_int_equal(res.data.kind, PAYLOAD_BUF);
+				assert_int_equal(res.data.len, n);
+				assert_memory_equal(res.data.data,
 						    data + rd[i].off,
 						    (size_t)n);
-			/* Aligned offsets give aligned data (no slicing). */
-			if (rd[i].off % 4096 == 0)
-				assert_int_equal(
-					(uintptr_t)(b->data + start) % 4096, 0);
-			iobuf_put(b);
+				/* Aligned offsets give aligned data. */
+				if (rd[i].off % 4096 == 0)
+					assert_int_equal(
+						(uintptr_t)res.data.data % 4096,
+						0);
+			} else {
+				assert_int_equal(res.data.kind, PAYLOAD_NONE);
+			}
+			payload_release(&res.data);
 		}
 	}
 	vfs_obj_put(o);
@@ -329,10 +334,9 @@ static void test_direct_no_page_cache(void **state)
 {
 	const size_t chunk = 1 << 20;
 	uint8_t *buf = aligned_alloc(4096, chunk);
+	struct vfs_read_res rd;
 	struct vfs_obj *o;
-	size_t total, res, start;
-	struct iobuf *b;
-	bool eof;
+	size_t total, res;
 
 	assert_non_null(buf);
 	fill(buf, chunk, 7);
@@ -344,11 +348,13 @@ static void test_direct_no_page_cache(void **state)
 					   chunk, VFS_UNSTABLE),
 				 (ssize_t)chunk);
 	for (int i = 0; i < 32; i++) {
-		assert_int_equal(vfs_read_buf(o, (uint64_t)i * chunk + 1,
-					      chunk, &b, &start, &eof),
+		assert_int_equal(vfs_read_payload(o, (uint64_t)i * chunk + 1,
+						  chunk, VFS_READ_FILE_OK, &rd),
 				 (ssize_t)chunk);
-		assert_memory_equal(b->data + start, buf, chunk);
-		iobuf_put(b);
+		/* io=direct never hands out the page cache. */
+		assert_int_equal(rd.data.kind, PAYLOAD_BUF);
+		assert_memory_equal(rd.data.data, buf, chunk);
+		payload_release(&rd.data);
 	}
 	res = resident_pages("nocache", &total);
 	/* Buffered I/O would leave all 8193 pages resident. */
@@ -368,11 +374,10 @@ static void test_auto_reads_cached_data(void **state)
 {
 	const size_t chunk = 1 << 20;
 	uint8_t *buf = aligned_alloc(4096, chunk), *copy;
+	struct vfs_read_res rd;
 	struct vfs_obj *o;
-	size_t res, total, start;
-	struct iobuf *b;
+	size_t res, total;
 	char path[400];
-	bool eof;
 	int fd;
 
 	assert_non_null(buf);
@@ -408,11 +413,11 @@ static void test_auto_reads_cached_data(void **state)
 	/* Half cached, half not: direct. */
 	assert_true(vfs_read_goes_direct(o, chunk + chunk / 2, chunk));
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(vfs_read_buf(o, (uint64_t)i * chunk, chunk, &b,
-					      &start, &eof),
+		assert_int_equal(vfs_read_payload(o, (uint64_t)i * chunk, chunk,
+						  0, &rd),
 				 (ssize_t)chunk);
-		assert_memory_equal(b->data + start, buf, chunk);
-		iobuf_put(b);
+		assert_memory_equal(rd.data.data, buf, chunk);
+		payload_release(&rd.data);
 	}
 	/* Dropped from the cache again: direct again. */
 	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
@@ -424,16 +429,18 @@ static void test_auto_reads_cached_data(void **state)
 }
 
 /*
- * vfs_read_ref(): a reference to cached data instead of a copy, only for
- * large reads the page cache holds, cut at end of file; -EAGAIN else.
+ * vfs_read_payload() with VFS_READ_FILE_OK: a reference to cached data
+ * instead of a copy, only for large reads the page cache holds, cut at
+ * end of file; a buffer else. A file range reads back through
+ * payload_fill() (as a transport that cannot send one does).
  */
 static void test_read_ref(void **state)
 {
 	const size_t len = (1 << 20) + 100;
+	struct vfs_read_res res;
 	uint8_t *buf, *back;
 	struct vfs_obj *o;
-	bool eof;
-	int fd = -1;
+	int fd;
 
 	/* Without cachestat(2) (Linux < 6.5) nasd cannot tell: nothing to do. */
 	if (syscall(451, -1, NULL, NULL, 0) < 0 && errno == ENOSYS)
@@ -448,25 +455,73 @@ static void test_read_ref(void **state)
 	assert_int_equal(vfs_write(o, 0, buf, len, VFS_FILE_SYNC),
 			 (ssize_t)len);
 	/* Whole, cut at end of file, and the data behind the fd. */
-	assert_int_equal(vfs_read_ref(o, 0, 1 << 20, &fd, &eof), 1 << 20);
-	assert_false(eof);
+	assert_int_equal(vfs_read_payload(o, 0, 1 << 20, VFS_READ_FILE_OK,
+					  &res),
+			 1 << 20);
+	assert_int_equal(res.data.kind, PAYLOAD_FILE);
+	assert_false(res.eof);
+	assert_int_equal(res.attr.size, len);
+	fd = res.data.fd;
 	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
 	assert_memory_equal(back, buf, len);
-	assert_int_equal(vfs_read_ref(o, 65536, 1 << 20, &fd, &eof),
+	/* Filled, it is the same bytes in a buffer. */
+	assert_int_equal(payload_fill(&res.data), 0);
+	assert_int_equal(res.data.kind, PAYLOAD_BUF);
+	assert_memory_equal(res.data.data, buf, 1 << 20);
+	payload_release(&res.data);
+	assert_int_equal(vfs_read_payload(o, 65536, 1 << 20, VFS_READ_FILE_OK,
+					  &res),
 			 (ssize_t)(len - 65536));
-	assert_true(eof);
-	/* Too small, at or past end of file: the buffer path. */
-	assert_int_equal(vfs_read_ref(o, 0, 4096, &fd, &eof), -EAGAIN);
-	assert_int_equal(vfs_read_ref(o, len - 1000, 1 << 20, &fd, &eof),
-			 -EAGAIN);
-	assert_int_equal(vfs_read_ref(o, len, 1 << 20, &fd, &eof), -EAGAIN);
-	/* Not in the page cache: -EAGAIN (or the kernel cannot tell). */
+	assert_int_equal(res.data.kind, PAYLOAD_FILE);
+	assert_int_equal(res.data.off, 65536);
+	assert_true(res.eof);
+	payload_release(&res.data);
+	/* Not asked for: a buffer. */
+	assert_int_equal(vfs_read_payload(o, 0, 1 << 20, 0, &res), 1 << 20);
+	assert_int_equal(res.data.kind, PAYLOAD_BUF);
+	payload_release(&res.data);
+	/* Too small, near or at end of file: a buffer or nothing. */
+	assert_int_equal(vfs_read_payload(o, 0, 4096, VFS_READ_FILE_OK, &res),
+			 4096);
+	assert_int_equal(res.data.kind, PAYLOAD_BUF);
+	payload_release(&res.data);
+	assert_int_equal(vfs_read_payload(o, len - 1000, 1 << 20,
+					  VFS_READ_FILE_OK, &res),
+			 1000);
+	assert_int_equal(res.data.kind, PAYLOAD_BUF);
+	assert_true(res.eof);
+	payload_release(&res.data);
+	assert_int_equal(vfs_read_payload(o, len, 1 << 20, VFS_READ_FILE_OK,
+					  &res),
+			 0);
+	assert_int_equal(res.data.kind, PAYLOAD_NONE);
+	assert_true(res.eof);
+	/* Not in the page cache: a buffer; on an event loop, -EAGAIN (that
+	 * try may start readahead, so it comes last). */
 	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-	assert_int_equal(vfs_read_ref(o, 0, 1 << 20, &fd, &eof), -EAGAIN);
+	assert_int_equal(vfs_read_payload(o, 0, 1 << 20, VFS_READ_FILE_OK,
+					  &res),
+			 1 << 20);
+	assert_int_equal(res.data.kind, PAYLOAD_BUF);
+	assert_memory_equal(res.data.data, buf, 1 << 20);
+	payload_release(&res.data);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(vfs_read_payload(o, 0, 1 << 20,
+					  VFS_READ_FILE_OK | VFS_READ_NOWAIT,
+					  &res),
+			 -EAGAIN);
 	/* io=direct never hands out the page cache. */
 	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
 	vfs_export_set_io(ex, VFS_IO_DIRECT);
-	assert_int_equal(vfs_read_ref(o, 0, 1 << 20, &fd, &eof), -EAGAIN);
+	assert_int_equal(vfs_read_payload(o, 0, 1 << 20, VFS_READ_FILE_OK,
+					  &res),
+			 1 << 20);
+	assert_int_equal(res.data.kind, PAYLOAD_BUF);
+	payload_release(&res.data);
+	/* ... and reads nothing on an event loop: it would go to disk. */
+	assert_int_equal(vfs_read_payload(o, 0, 1 << 20, VFS_READ_NOWAIT,
+					  &res),
+			 -EAGAIN);
 	vfs_export_set_io(ex, VFS_IO_AUTO);
 	vfs_obj_put(o);
 	free(buf);
@@ -581,12 +636,11 @@ static void test_direct_concurrent_rmw(void **state)
 /* At the memory ceiling a direct read answers -EJUKEBOX, then recovers. */
 static void test_direct_jukebox(void **state)
 {
-	struct iobuf *hog[64], *b;
+	struct iobuf *hog[64];
+	struct vfs_read_res res;
 	struct vfs_obj *o;
 	uint8_t buf[100];
-	size_t start;
 	int n = 0;
-	bool eof;
 
 	vfs_export_set_io(ex, VFS_IO_DIRECT);
 	o = mkfile("jukebox");
@@ -597,14 +651,13 @@ static void test_direct_jukebox(void **state)
 	for (size_t sz = 1 << 20; sz >= 4096; sz /= 16)
 		while (n < 64 && (hog[n] = iobuf_alloc(sz)) != NULL)
 			n++;
-	assert_int_equal(vfs_read_buf(o, 0, 100, &b, &start, &eof),
-			 -EJUKEBOX);
+	assert_int_equal(vfs_read_payload(o, 0, 100, 0, &res), -EJUKEBOX);
 	assert_int_equal(vfs_write(o, 1, buf, 10, VFS_UNSTABLE), -EJUKEBOX);
 	while (n)
 		iobuf_put(hog[--n]);
-	assert_int_equal(vfs_read_buf(o, 0, 100, &b, &start, &eof), 100);
-	assert_memory_equal(b->data + start, buf, 100);
-	iobuf_put(b);
+	assert_int_equal(vfs_read_payload(o, 0, 100, 0, &res), 100);
+	assert_memory_equal(res.data.data, buf, 100);
+	payload_release(&res.data);
 	iobuf_set_max_memory(0);
 	vfs_obj_put(o);
 	vfs_export_set_io(ex, VFS_IO_AUTO);

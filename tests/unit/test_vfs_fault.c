@@ -326,10 +326,9 @@ static void test_every_entry_point(void **state)
 	struct vfs_obj *f, *d, *l, *o = NULL;
 	struct vfs_statfs sf;
 	struct vfs_attr a;
-	struct iobuf *b = NULL;
+	struct vfs_read_res rd;
 	uint64_t pos, size;
 	uint32_t g;
-	size_t start;
 	bool eof;
 	int fhlen, n = 0;
 	char lbuf[64];
@@ -349,8 +348,8 @@ static void test_every_entry_point(void **state)
 	assert_int_equal(vfs_access(f, VFS_ACCESS_READ, false, &g), -EIO);
 	assert_int_equal(vfs_readlink(l, lbuf, sizeof(lbuf)), -EIO);
 	assert_int_equal(vfs_read(f, 0, buf, sizeof(buf), &eof), -EIO);
-	assert_int_equal(vfs_read_buf(f, 0, 64, &b, &start, &eof), -EIO);
-	assert_null(b);
+	assert_int_equal(vfs_read_payload(f, 0, 64, 0, &rd), -EIO);
+	assert_int_equal(rd.data.kind, PAYLOAD_NONE);
 	assert_int_equal(vfs_write(f, 0, "zz", 2, VFS_FILE_SYNC), -EIO);
 	assert_int_equal(vfs_commit(f, 0, 0), -EIO);
 	assert_int_equal(vfs_create(root, "c", 1, VFS_CREATE_GUARDED, &sa,
@@ -438,9 +437,9 @@ static void read_through(const char *name, const char *spec, uint64_t off,
 			 size_t len, bool want_eof, uint64_t min_fired)
 {
 	uint8_t *buf = malloc(len), *want;
+	struct vfs_read_res rd;
 	struct vfs_obj *o;
-	struct iobuf *b;
-	size_t flen, start;
+	size_t flen;
 	bool eof = !want_eof;
 
 	assert_non_null(buf);
@@ -453,12 +452,13 @@ static void read_through(const char *name, const char *spec, uint64_t off,
 	assert_memory_equal(buf, want + off, len);
 	assert_true(vfs_fault_fired() >= min_fired);
 	set_faults(spec);
-	eof = !want_eof;
-	assert_int_equal(vfs_read_buf(o, off, len, &b, &start, &eof),
+	assert_int_equal(vfs_read_payload(o, off, len, VFS_READ_FILE_OK, &rd),
 			 (ssize_t)len);
-	assert_int_equal(eof, want_eof);
-	assert_memory_equal(b->data + start, want + off, len);
-	iobuf_put(b);
+	assert_int_equal(rd.eof, want_eof);
+	/* Faults on: never a file range (the pread faults must apply). */
+	assert_int_equal(rd.data.kind, PAYLOAD_BUF);
+	assert_memory_equal(rd.data.data, want + off, len);
+	payload_release(&rd.data);
 	assert_true(vfs_fault_fired() >= min_fired);
 	set_faults(NULL);
 	free(want);

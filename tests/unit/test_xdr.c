@@ -136,23 +136,6 @@ static void test_opaque_fixed_and_pad(void **state)
 	assert_false(xdr_dec_opaque_fixed(&x, out, 3)); /* pad missing */
 }
 
-static void test_tail(void **state)
-{
-	uint8_t buf[8];
-	static const char data[] = "0123456";
-	struct xdr_buf x;
-
-	(void)state;
-	xdr_init(&x, buf, sizeof(buf));
-	assert_true(xdr_enc_opaque_tail(&x, data, 7));
-	assert_int_equal(x.pos, 4);
-	assert_ptr_equal(x.tail, data);
-	assert_int_equal(x.tail_len, 7);
-	assert_int_equal(x.tail_pad, 1);
-	/* only one tail per message */
-	assert_false(xdr_enc_opaque_tail(&x, data, 1));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,7 +144,6 @@ int main(void)
 		cmocka_unit_test(test_bool_strict),
 		cmocka_unit_test(test_opaque_ref_limits),
 		cmocka_unit_test(test_opaque_fixed_and_pad),
-		cmocka_unit_test(test_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

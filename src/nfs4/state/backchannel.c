@@ -66,7 +66,9 @@ static const struct nfs4_bc_ops transport_ops = {
 	.get = transport_conn_get,
 	.put = transport_conn_put,
 	.closed = transport_conn_closed,
-	.send = transport_conn_send_call,
+	.msg_new = transport_msg_new,
+	.msg_send = transport_msg_send,
+	.msg_free = transport_msg_free,
 };
 
 /** nfs4_bc_set_ops() - see state_int.h. */
@@ -94,7 +96,7 @@ void nfs4_bc_attach(void)
 				    "CB_NULL");
 	nfs4_bc_set_ops(&transport_ops);
 	rpc_set_reply_handler(nfs4_bc_reply);
-	transport_set_close_hook(nfs4_bc_conn_closed);
+	rpc_set_close_handler(nfs4_bc_conn_closed);
 }
 
 /** nfs4_bc_conn_get() - pin @c; false if it is already closed. */
@@ -293,20 +295,41 @@ static bool enc_cred(struct xdr_buf *x, const struct nfs4_cb_sec *sec)
  * nfs4_bc_job_run() - callback thread: send @j's CB_NULL, then free @j.
  * A failure to send marks the session's path down at once.
  */
+/*
+ * Encode CB_NULL of @j as a message of the connection (a request with
+ * only a reply, core/req.h) and send it. 0 or -errno.
+ */
+static int bc_send_null(struct nfs4_bc_job *j)
+{
+	struct req *m = bc_ops ? bc_ops->msg_new(j->conn) : NULL;
+	struct xdr_buf x;
+	uint8_t *b;
+
+	if (!m)
+		return -ENOTCONN;
+	b = req_reply_start(m, CB_CALL_MAX);
+	if (!b) {
+		bc_ops->msg_free(m);
+		return -ENOMEM;
+	}
+	xdr_init(&x, b, CB_CALL_MAX);
+	if (!(xdr_enc_u32(&x, j->xid) && xdr_enc_u32(&x, CALL) &&
+	      xdr_enc_u32(&x, RPC_VERSION) && xdr_enc_u32(&x, j->prog) &&
+	      xdr_enc_u32(&x, NFS4_CB_VERSION) &&
+	      xdr_enc_u32(&x, CB_NULL_PROC) && enc_cred(&x, &j->sec) &&
+	      xdr_enc_u32(&x, AUTH_NONE) && xdr_enc_u32(&x, 0))) {
+		bc_ops->msg_free(m);
+		return -EINVAL;
+	}
+	req_reply_used(m, x.pos);
+	return bc_ops->msg_send(m);
+}
+
 void nfs4_bc_job_run(struct nfs4_bc_job *j)
 {
-	uint8_t buf[CB_CALL_MAX];
 	struct nfs4_session *s;
-	struct xdr_buf x;
-	int ret = -EINVAL;
+	int ret = bc_send_null(j);
 
-	xdr_init(&x, buf, sizeof(buf));
-	if (xdr_enc_u32(&x, j->xid) && xdr_enc_u32(&x, CALL) &&
-	    xdr_enc_u32(&x, RPC_VERSION) && xdr_enc_u32(&x, j->prog) &&
-	    xdr_enc_u32(&x, NFS4_CB_VERSION) &&
-	    xdr_enc_u32(&x, CB_NULL_PROC) && enc_cred(&x, &j->sec) &&
-	    xdr_enc_u32(&x, AUTH_NONE) && xdr_enc_u32(&x, 0))
-		ret = bc_ops ? bc_ops->send(j->conn, buf, x.pos) : -ENOTCONN;
 	pthread_mutex_lock(&nfs4_st.mu);
 	if (ret == 0) {
 		counts.sent++;

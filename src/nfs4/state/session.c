@@ -260,7 +260,7 @@ void nfs4_sequence_cache(struct nfs4_compound *c, const uint8_t *reply,
 
 	if (!slot || !s)
 		return;
-	keep = (c->cachethis || len <= NFS4_SLOT_CACHE_ALWAYS) &&
+	keep = reply && (c->cachethis || len <= NFS4_SLOT_CACHE_ALWAYS) &&
 	       len <= s->fore.ca_maxresponsesize_cached;
 	if (keep) {
 		copy = malloc(len ? len : 1);

@@ -652,7 +652,10 @@ struct nfs4_bc_ops {
 	void (*get)(struct conn *c);
 	void (*put)(struct conn *c);
 	bool (*closed)(const struct conn *c);
-	int (*send)(struct conn *c, const void *rec, size_t len);
+	/* a message on @c to build (transport_msg_new), send, or drop */
+	struct req *(*msg_new)(struct conn *c);
+	int (*msg_send)(struct req *m);
+	void (*msg_free)(struct req *m);
 };
 /* Install @ops (NULL: none). For tests; nfs4_bc_attach() for the server. */
 void nfs4_bc_set_ops(const struct nfs4_bc_ops *ops);
@@ -676,7 +679,7 @@ uint32_t nfs4_bc_seq_flags(struct nfs4_session *s);
 /* The answer to a call of ours arrived on @c (rpc_set_reply_handler). */
 void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		   size_t len);
-/* @c closed (transport_set_close_hook): unbind it everywhere. */
+/* @c closed (rpc_set_close_handler): unbind it everywhere. */
 void nfs4_bc_conn_closed(struct conn *c);
 /* A CB_NULL to send, built by nfs4_bc_probe() for the callback thread. */
 struct nfs4_bc_job;
