@@ -267,6 +267,164 @@ static void test_name_check(void **state)
 	assert_int_equal(nfs4_name_check(&n), -ENAMETOOLONG);
 }
 
+/* ---- the operation table ---- */
+
+/*
+ * Every operation of RFC 7530 §16 (4.0), RFC 8881 §18 (4.1) and RFC 7862
+ * §15 (4.2), written out again here: its name, the minor version that
+ * introduced it, the last one that has it (the 4.0-only operations are
+ * "MNI", must not implement, in RFC 8881 §17: 0) and whether nasd
+ * answers it NFS4ERR_NOTSUPP by decision (ops_notsupp.c,
+ * ops42_notsupp.c), after COMPOUND's prechecks or at once.
+ */
+enum op_impl {
+	IMPL,              /* implemented */
+	NOTSUPP,           /* NOTSUPP from nfs4_op_notsupp(), after prechecks */
+	NOTSUPP_AT_ONCE,   /* no handler: NOTSUPP before any check */
+};
+
+struct rfc_op {
+	const char *name;
+	uint8_t minor_min;
+	uint8_t minor_max;
+	enum op_impl impl;
+};
+
+#define ALL 255
+
+static const struct rfc_op rfc_ops[NFS4_OP_MAX + 1] = {
+	[OP_ACCESS] = {"ACCESS", 0, ALL, IMPL},
+	[OP_CLOSE] = {"CLOSE", 0, ALL, IMPL},
+	[OP_COMMIT] = {"COMMIT", 0, ALL, IMPL},
+	[OP_CREATE] = {"CREATE", 0, ALL, IMPL},
+	[OP_DELEGPURGE] = {"DELEGPURGE", 0, ALL, IMPL},
+	[OP_DELEGRETURN] = {"DELEGRETURN", 0, ALL, IMPL},
+	[OP_GETATTR] = {"GETATTR", 0, ALL, IMPL},
+	[OP_GETFH] = {"GETFH", 0, ALL, IMPL},
+	[OP_LINK] = {"LINK", 0, ALL, IMPL},
+	[OP_LOCK] = {"LOCK", 0, ALL, IMPL},
+	[OP_LOCKT] = {"LOCKT", 0, ALL, IMPL},
+	[OP_LOCKU] = {"LOCKU", 0, ALL, IMPL},
+	[OP_LOOKUP] = {"LOOKUP", 0, ALL, IMPL},
+	[OP_LOOKUPP] = {"LOOKUPP", 0, ALL, IMPL},
+	[OP_NVERIFY] = {"NVERIFY", 0, ALL, IMPL},
+	[OP_OPEN] = {"OPEN", 0, ALL, IMPL},
+	[OP_OPENATTR] = {"OPENATTR", 0, ALL, NOTSUPP},
+	[OP_OPEN_CONFIRM] = {"OPEN_CONFIRM", 0, 0, IMPL},
+	[OP_OPEN_DOWNGRADE] = {"OPEN_DOWNGRADE", 0, ALL, IMPL},
+	[OP_PUTFH] = {"PUTFH", 0, ALL, IMPL},
+	[OP_PUTPUBFH] = {"PUTPUBFH", 0, ALL, IMPL},
+	[OP_PUTROOTFH] = {"PUTROOTFH", 0, ALL, IMPL},
+	[OP_READ] = {"READ", 0, ALL, IMPL},
+	[OP_READDIR] = {"READDIR", 0, ALL, IMPL},
+	[OP_READLINK] = {"READLINK", 0, ALL, IMPL},
+	[OP_REMOVE] = {"REMOVE", 0, ALL, IMPL},
+	[OP_RENAME] = {"RENAME", 0, ALL, IMPL},
+	[OP_RENEW] = {"RENEW", 0, 0, IMPL},
+	[OP_RESTOREFH] = {"RESTOREFH", 0, ALL, IMPL},
+	[OP_SAVEFH] = {"SAVEFH", 0, ALL, IMPL},
+	[OP_SECINFO] = {"SECINFO", 0, ALL, IMPL},
+	[OP_SETATTR] = {"SETATTR", 0, ALL, IMPL},
+	[OP_SETCLIENTID] = {"SETCLIENTID", 0, 0, IMPL},
+	[OP_SETCLIENTID_CONFIRM] = {"SETCLIENTID_CONFIRM", 0, 0, IMPL},
+	[OP_VERIFY] = {"VERIFY", 0, ALL, IMPL},
+	[OP_WRITE] = {"WRITE", 0, ALL, IMPL},
+	[OP_RELEASE_LOCKOWNER] = {"RELEASE_LOCKOWNER", 0, 0, IMPL},
+	[OP_BACKCHANNEL_CTL] = {"BACKCHANNEL_CTL", 1, ALL, IMPL},
+	[OP_BIND_CONN_TO_SESSION] = {"BIND_CONN_TO_SESSION", 1, ALL, IMPL},
+	[OP_EXCHANGE_ID] = {"EXCHANGE_ID", 1, ALL, IMPL},
+	[OP_CREATE_SESSION] = {"CREATE_SESSION", 1, ALL, IMPL},
+	[OP_DESTROY_SESSION] = {"DESTROY_SESSION", 1, ALL, IMPL},
+	[OP_FREE_STATEID] = {"FREE_STATEID", 1, ALL, IMPL},
+	[OP_GET_DIR_DELEGATION] = {"GET_DIR_DELEGATION", 1, ALL,
+		NOTSUPP_AT_ONCE},
+	[OP_GETDEVICEINFO] = {"GETDEVICEINFO", 1, ALL, NOTSUPP},
+	[OP_GETDEVICELIST] = {"GETDEVICELIST", 1, ALL, NOTSUPP},
+	[OP_LAYOUTCOMMIT] = {"LAYOUTCOMMIT", 1, ALL, NOTSUPP},
+	[OP_LAYOUTGET] = {"LAYOUTGET", 1, ALL, NOTSUPP},
+	[OP_LAYOUTRETURN] = {"LAYOUTRETURN", 1, ALL, NOTSUPP},
+	[OP_SECINFO_NO_NAME] = {"SECINFO_NO_NAME", 1, ALL, IMPL},
+	[OP_SEQUENCE] = {"SEQUENCE", 1, ALL, IMPL},
+	[OP_SET_SSV] = {"SET_SSV", 1, ALL, NOTSUPP_AT_ONCE},
+	[OP_TEST_STATEID] = {"TEST_STATEID", 1, ALL, IMPL},
+	[OP_WANT_DELEGATION] = {"WANT_DELEGATION", 1, ALL, NOTSUPP_AT_ONCE},
+	[OP_DESTROY_CLIENTID] = {"DESTROY_CLIENTID", 1, ALL, IMPL},
+	[OP_RECLAIM_COMPLETE] = {"RECLAIM_COMPLETE", 1, ALL, IMPL},
+	[OP_ALLOCATE] = {"ALLOCATE", 2, ALL, IMPL},
+	[OP_COPY] = {"COPY", 2, ALL, IMPL},
+	[OP_COPY_NOTIFY] = {"COPY_NOTIFY", 2, ALL, IMPL},
+	[OP_DEALLOCATE] = {"DEALLOCATE", 2, ALL, IMPL},
+	[OP_IO_ADVISE] = {"IO_ADVISE", 2, ALL, IMPL},
+	[OP_LAYOUTERROR] = {"LAYOUTERROR", 2, ALL, NOTSUPP},
+	[OP_LAYOUTSTATS] = {"LAYOUTSTATS", 2, ALL, NOTSUPP},
+	[OP_OFFLOAD_CANCEL] = {"OFFLOAD_CANCEL", 2, ALL, IMPL},
+	[OP_OFFLOAD_STATUS] = {"OFFLOAD_STATUS", 2, ALL, IMPL},
+	[OP_READ_PLUS] = {"READ_PLUS", 2, ALL, IMPL},
+	[OP_SEEK] = {"SEEK", 2, ALL, IMPL},
+	[OP_WRITE_SAME] = {"WRITE_SAME", 2, ALL, NOTSUPP},
+	[OP_CLONE] = {"CLONE", 2, ALL, IMPL},
+};
+
+/* The last opnum of each minor version (RFC 7530, 8881, 7862). */
+static const uint32_t rfc_last_op[] = {
+	[0] = OP_RELEASE_LOCKOWNER,
+	[1] = OP_RECLAIM_COMPLETE,
+	[2] = OP_CLONE,
+};
+
+/* How the table has nasd answer @op (in a minor version it has). */
+static enum op_impl op_impl_of(const struct nfs4_op *op)
+{
+	if (!op->handle)
+		return NOTSUPP_AT_ONCE;
+	return op->handle == nfs4_op_notsupp ? NOTSUPP : IMPL;
+}
+
+static void test_op_table(void **state)
+{
+	const struct nfs4_op *op;
+	const struct rfc_op *r;
+	uint32_t minor, n, i, count[3] = {0};
+
+	assert_int_equal(nfs4_ops_count, OP_CLONE + 1);
+	for (n = 0; n < OP_ACCESS; n++)
+		assert_null(nfs4_ops[n]);
+	for (minor = 0; minor <= 2; minor++) {
+		for (n = OP_ACCESS; n <= rfc_last_op[minor]; n++) {
+			r = &rfc_ops[n];
+			op = nfs4_ops[n];
+			assert_non_null(r->name);
+			assert_non_null(op);
+			assert_non_null(op->name);
+			assert_string_equal(op->name, r->name);
+			/* the minor range: coherent, and the RFC's */
+			assert_true(op->minor_min <= minor);
+			assert_true(op->minor_min <= op->minor_max);
+			assert_int_equal(op->minor_min, r->minor_min);
+			assert_int_equal(op->minor_max, r->minor_max);
+			/* implemented, or NOTSUPP by decision */
+			assert_int_equal(op_impl_of(op), r->impl);
+			/* a handler-less op skips the prechecks and has
+			 * nothing to decode: flags or a decoder would lie */
+			if (!op->handle) {
+				assert_int_equal(op->flags, 0);
+				assert_null(op->decode);
+			}
+			count[minor]++;
+		}
+		/* the ops after the last one of @minor are the next minor's */
+		for (; n <= NFS4_OP_MAX; n++)
+			assert_true(rfc_ops[n].minor_min > minor);
+	}
+	assert_int_equal(count[0], 37);
+	assert_int_equal(count[1], 56);
+	assert_int_equal(count[2], 69);
+	/* no descriptor sits in two slots */
+	for (n = OP_ACCESS; n <= NFS4_OP_MAX; n++)
+		for (i = n + 1; i <= NFS4_OP_MAX; i++)
+			assert_ptr_not_equal(nfs4_ops[n], nfs4_ops[i]);
+}
+
 /* ---- whole COMPOUNDs ---- */
 
 static char export_dir[64];
@@ -529,6 +687,64 @@ static void test_session_rules(void **state)
 	req_begin(&rq, 1, "");
 	req_op(&rq, OP_RENEW);
 	assert_true(xdr_enc_u64(&rq.x, 1));
+	run(&rq, &rp);
+	assert_int_equal(rp.status, NFS4ERR_NOTSUPP);
+}
+
+/*
+ * Every opnum alone in a COMPOUND of each minor version, with no
+ * arguments (so nothing runs that could change state: an op with
+ * arguments fails to decode them): an opnum the minor version does not
+ * define is OP_ILLEGAL, a defined one is answered under its own number:
+ * BADXDR when it has arguments, else the first precheck that fails; the
+ * handler-less NOTSUPP ops say NOTSUPP before any of that.
+ */
+static void test_opnums_per_minor(void **state)
+{
+	const struct nfs4_op *op;
+	uint32_t minor, n, st;
+	bool defined;
+
+	for (minor = 0; minor <= 2; minor++) {
+		for (n = 0; n <= NFS4_OP_MAX + 3; n++) {
+			defined = n >= OP_ACCESS && n <= NFS4_OP_MAX &&
+				  rfc_ops[n].minor_min <= minor;
+			req_begin(&rq, minor, "");
+			req_op(&rq, n);
+			run(&rq, &rp);
+			rep_tag(&rp, "");
+			assert_int_equal(rp.nres, 1);
+			if (!defined) {
+				assert_int_equal(rep_op(&rp, OP_ILLEGAL),
+						 NFS4ERR_OP_ILLEGAL);
+				assert_int_equal(rp.status, NFS4ERR_OP_ILLEGAL);
+				continue;
+			}
+			st = rep_op(&rp, n);
+			assert_int_equal(rp.status, st);
+			assert_int_not_equal(st, NFS4ERR_OP_ILLEGAL);
+			op = nfs4_ops[n];
+			if (rfc_ops[n].impl == NOTSUPP_AT_ONCE)
+				assert_int_equal(st, NFS4ERR_NOTSUPP);
+			else if (op->decode)
+				/* arguments are decoded before any check */
+				assert_int_equal(st, NFS4ERR_BADXDR);
+			else if (minor >= 1 && !(op->flags & NFS4_OP_NO_SEQ))
+				/* then the prechecks: not SEQUENCE first */
+				assert_int_equal(st, NFS4ERR_OP_NOT_IN_SESSION);
+			else if (rfc_ops[n].impl == NOTSUPP)
+				assert_int_equal(st, NFS4ERR_NOFILEHANDLE);
+		}
+		req_begin(&rq, minor, "");
+		req_op(&rq, OP_ILLEGAL);
+		run(&rq, &rp);
+		assert_int_equal(rp.status, NFS4ERR_OP_ILLEGAL);
+	}
+	/* OPENATTR (prechecks, then its handler): NOTSUPP with a fh */
+	req_begin(&rq, 0, "");
+	req_op(&rq, OP_PUTROOTFH);
+	req_op(&rq, OP_OPENATTR);
+	assert_true(xdr_enc_bool(&rq.x, false));
 	run(&rq, &rp);
 	assert_int_equal(rp.status, NFS4ERR_NOTSUPP);
 }
@@ -1009,11 +1225,13 @@ int main(void)
 		cmocka_unit_test(test_sattr_decode),
 		cmocka_unit_test(test_bitmap_decode_limits),
 		cmocka_unit_test(test_name_check),
+		cmocka_unit_test(test_op_table),
 	};
 	const struct CMUnitTest compounds[] = {
 		cmocka_unit_test(test_minor_version_mismatch),
 		cmocka_unit_test(test_illegal_ops),
 		cmocka_unit_test(test_session_rules),
+		cmocka_unit_test(test_opnums_per_minor),
 		cmocka_unit_test(test_badxdr_and_limits),
 		cmocka_unit_test(test_nofilehandle),
 		cmocka_unit_test(test_pseudo_fs),
