@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * NFSv4 attributes (RFC 8881 §5, RFC 7862 §12.2): the supported set per
- * minor version, fattr4 encoding, settable-attribute decoding, VERIFY's
- * comparison, and owner strings (numeric, or name@domain with
- * --v4-domain).
+ * NFSv4 attributes (RFC 8881 §5, RFC 7862 §12.2): one table with a row
+ * per supported attribute (name, first minor version, flags, encoder,
+ * decoder when settable), the sets derived from it (supported_attrs per
+ * minor version, write-only, statfs-backed, suppattr_exclcreat), fattr4
+ * encoding, settable-attribute decoding, VERIFY's comparison, and owner
+ * strings (numeric, or name@domain with --v4-domain).
  *
  * ACLs are honestly absent: acl is not supported and aclsupport is 0.
  */
 
 #include <grp.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,6 @@
 #include "nfs4/pseudo.h"
 #include "nfs4/state/state.h"
 
-
 /* Pseudo-fs fsid: exports use {export id, 0}, so minor 1 is unique. */
 #define PSEUDO_FSID_MAJOR 0
 #define PSEUDO_FSID_MINOR 1
@@ -27,95 +29,53 @@
 #define MAXLINK 65000
 #define MAXFILESIZE 0x7fffffffffffffffULL
 
-/* Attributes of every minor version (RFC 7530 §5). */
-static const uint8_t attrs40[] = {
-	FATTR4_SUPPORTED_ATTRS,   FATTR4_TYPE,
-	FATTR4_FH_EXPIRE_TYPE,    FATTR4_CHANGE,
-	FATTR4_SIZE,              FATTR4_LINK_SUPPORT,
-	FATTR4_SYMLINK_SUPPORT,   FATTR4_NAMED_ATTR,
-	FATTR4_FSID,              FATTR4_UNIQUE_HANDLES,
-	FATTR4_LEASE_TIME,        FATTR4_RDATTR_ERROR,
-	FATTR4_ACLSUPPORT,        FATTR4_CANSETTIME,
-	FATTR4_CASE_INSENSITIVE,  FATTR4_CASE_PRESERVING,
-	FATTR4_CHOWN_RESTRICTED,  FATTR4_FILEHANDLE,
-	FATTR4_FILEID,            FATTR4_FILES_AVAIL,
-	FATTR4_FILES_FREE,        FATTR4_FILES_TOTAL,
-	FATTR4_HOMOGENEOUS,       FATTR4_MAXFILESIZE,
-	FATTR4_MAXLINK,           FATTR4_MAXNAME,
-	FATTR4_MAXREAD,           FATTR4_MAXWRITE,
-	FATTR4_MODE,              FATTR4_NO_TRUNC,
-	FATTR4_NUMLINKS,          FATTR4_OWNER,
-	FATTR4_OWNER_GROUP,       FATTR4_RAWDEV,
-	FATTR4_SPACE_AVAIL,       FATTR4_SPACE_FREE,
-	FATTR4_SPACE_TOTAL,       FATTR4_SPACE_USED,
-	FATTR4_TIME_ACCESS,       FATTR4_TIME_ACCESS_SET,
-	FATTR4_TIME_DELTA,        FATTR4_TIME_METADATA,
-	FATTR4_TIME_MODIFY,       FATTR4_TIME_MODIFY_SET,
-	FATTR4_MOUNTED_ON_FILEID,
+/* The newest minor version (RFC 7862); later ones get its attributes. */
+#define ATTR_MINOR_LAST 2
+
+/* The NFS4_ATTR_* flags are the bits 0 to ATTR_FLAG_BITS - 1. */
+#define ATTR_FLAG_BITS 3
+_Static_assert((NFS4_ATTR_WRITE_ONLY | NFS4_ATTR_STATFS |
+		NFS4_ATTR_EXCLCREAT) == (1u << ATTR_FLAG_BITS) - 1,
+	       "one mask per flag bit");
+
+/*
+ * What the table says as bitmaps, derived from it once (attr_sets_get):
+ * the supported_attrs of each minor version, and the attributes that
+ * have each flag, indexed by the flag's bit.
+ */
+struct attr_sets {
+	struct bitmap4 supported[ATTR_MINOR_LAST + 1];
+	struct bitmap4 flagged[ATTR_FLAG_BITS];
 };
 
-/* Added by RFC 8881 (4.1) and RFC 7862 (4.2). */
-static const uint8_t attrs41[] = {
-	FATTR4_FS_LAYOUT_TYPES,
-	FATTR4_SUPPATTR_EXCLCREAT,
-};
-static const uint8_t attrs42[] = {
-	FATTR4_CLONE_BLKSIZE,
-	FATTR4_CHANGE_ATTR_TYPE,
-};
+static const struct attr_sets *attr_sets_get(void);
 
-/* Settable attributes nasd supports (RFC 8881 §5.6 "W"). */
-static const uint8_t attrs_settable[] = {
-	FATTR4_SIZE,      FATTR4_MODE,            FATTR4_OWNER,
-	FATTR4_OWNER_GROUP, FATTR4_TIME_ACCESS_SET, FATTR4_TIME_MODIFY_SET,
-};
-
-static void bitmap_add(struct bitmap4 *b, const uint8_t *list, size_t n)
+/* The supported_attrs of minor version @minor. */
+static const struct bitmap4 *attr_supported_of(uint32_t minor)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		nfs4_bitmap_set(b, list[i]);
+	return &attr_sets_get()->supported[minor < ATTR_MINOR_LAST
+						   ? minor
+						   : ATTR_MINOR_LAST];
 }
 
-/** nfs4_attr_supported() - supported_attrs for minor version @minor. */
-void nfs4_attr_supported(uint32_t minor, struct bitmap4 *out)
+/* The attributes with flag @flag (one NFS4_ATTR_* constant). */
+static const struct bitmap4 *attr_flagged(uint32_t flag)
 {
-	memset(out, 0, sizeof(*out));
-	bitmap_add(out, attrs40, sizeof(attrs40));
-	if (minor >= 1)
-		bitmap_add(out, attrs41, sizeof(attrs41));
-	if (minor >= 2)
-		bitmap_add(out, attrs42, sizeof(attrs42));
+	return &attr_sets_get()->flagged[__builtin_ctz(flag)];
 }
 
-/* suppattr_exclcreat: what EXCLUSIVE4_1 may set; not the times, which
- * hold the create verifier (vfs_create). */
-static void exclcreat_attrs(struct bitmap4 *out)
+/* Does @req ask for any attribute of @set? */
+static bool bitmap_meets(const struct bitmap4 *req, const struct bitmap4 *set)
 {
-	memset(out, 0, sizeof(*out));
-	nfs4_bitmap_set(out, FATTR4_SIZE);
-	nfs4_bitmap_set(out, FATTR4_MODE);
-	nfs4_bitmap_set(out, FATTR4_OWNER);
-	nfs4_bitmap_set(out, FATTR4_OWNER_GROUP);
-}
+	uint32_t i;
 
-static bool bitmap_needs(const struct bitmap4 *req, const uint8_t *list,
-			 size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (nfs4_bitmap_isset(req, list[i]))
+	for (i = 0; i < NFS4_BITMAP_WORDS && i < req->len; i++)
+		if (req->map[i] & set->map[i])
 			return true;
 	return false;
 }
 
-static const uint8_t attrs_statfs[] = {
-	FATTR4_FILES_AVAIL, FATTR4_FILES_FREE,  FATTR4_FILES_TOTAL,
-	FATTR4_SPACE_AVAIL, FATTR4_SPACE_FREE,  FATTR4_SPACE_TOTAL,
-	FATTR4_MAXNAME,     FATTR4_CLONE_BLKSIZE,
-};
+/* ---- what an fattr4 is built from ---- */
 
 static void pseudo_attrs(struct nfs4_compound *c, const struct nfs4_fh *fh,
 			 struct nfs4_attr_src *src)
@@ -195,7 +155,7 @@ int nfs4_attr_fill(struct nfs4_compound *c, const struct nfs4_fh *fh,
 	if (nfs4_bitmap_isset(req, FATTR4_MOUNTED_ON_FILEID))
 		src->mounted_on_fileid =
 			export_mounted_on(c, fh, src->va.fileid);
-	if (bitmap_needs(req, attrs_statfs, sizeof(attrs_statfs))) {
+	if (bitmap_meets(req, attr_flagged(NFS4_ATTR_STATFS))) {
 		err = vfs_statfs(fh->obj, &src->sf);
 		if (err)
 			return err;
@@ -302,7 +262,7 @@ int nfs4_owner_from_str(const uint8_t *s, uint32_t len, bool group,
 	return 0;
 }
 
-/* ---- encoding ---- */
+/* ---- the values (RFC 8881 §5.8, RFC 7862 §12.2), one function each ---- */
 
 static bool enc_time(struct xdr_buf *x, const struct timespec *ts)
 {
@@ -318,204 +278,233 @@ static bool enc_owner(struct xdr_buf *x, uint32_t id, bool group)
 	return xdr_enc_opaque(x, buf, n);
 }
 
-/* One attribute's value; false on overflow. */
-static bool enc_attr(struct xdr_buf *x, uint32_t n,
-		     const struct nfs4_attr_src *s)
+static bool attr_enc_supported_attrs(struct xdr_buf *x,
+				     const struct nfs4_attr_src *s)
 {
-	const struct vfs_attr *va = &s->va;
-	struct bitmap4 b;
-
-	switch (n) {
-	case FATTR4_SUPPORTED_ATTRS:
-		nfs4_attr_supported(s->minorversion, &b);
-		return nfs4_enc_bitmap4(x, &b);
-	case FATTR4_TYPE:
-		/* nfs_ftype4 and vfs_ftype share their numbering */
-		return xdr_enc_u32(x, (uint32_t)va->type);
-	case FATTR4_FH_EXPIRE_TYPE:
-		return xdr_enc_u32(x, FH4_PERSISTENT);
-	case FATTR4_CHANGE:
-		return xdr_enc_u64(x, va->change);
-	case FATTR4_SIZE:
-		return xdr_enc_u64(x, va->size);
-	case FATTR4_LINK_SUPPORT:
-	case FATTR4_SYMLINK_SUPPORT:
-	case FATTR4_UNIQUE_HANDLES:
-	case FATTR4_CANSETTIME:
-	case FATTR4_CASE_PRESERVING:
-	case FATTR4_CHOWN_RESTRICTED:
-	case FATTR4_HOMOGENEOUS:
-	case FATTR4_NO_TRUNC:
-		return xdr_enc_bool(x, true);
-	case FATTR4_NAMED_ATTR:
-	case FATTR4_CASE_INSENSITIVE:
-		return xdr_enc_bool(x, false);
-	case FATTR4_FSID:
-		return xdr_enc_u64(x, s->fsid_major) &&
-		       xdr_enc_u64(x, s->fsid_minor);
-	case FATTR4_LEASE_TIME:
-		return xdr_enc_u32(x, nfs4_lease_time());
-	case FATTR4_RDATTR_ERROR:
-		return xdr_enc_u32(x, s->rdattr_error);
-	case FATTR4_ACLSUPPORT:
-		return xdr_enc_u32(x, 0);
-	case FATTR4_FILEHANDLE:
-		return s->have_fh && nfs4_enc_nfs_fh4(x, &s->fh);
-	case FATTR4_FILEID:
-		return xdr_enc_u64(x, va->fileid);
-	case FATTR4_FILES_AVAIL:
-		return xdr_enc_u64(x, s->sf.afiles);
-	case FATTR4_FILES_FREE:
-		return xdr_enc_u64(x, s->sf.ffiles);
-	case FATTR4_FILES_TOTAL:
-		return xdr_enc_u64(x, s->sf.tfiles);
-	case FATTR4_MAXFILESIZE:
-		return xdr_enc_u64(x, MAXFILESIZE);
-	case FATTR4_MAXLINK:
-		return xdr_enc_u32(x, MAXLINK);
-	case FATTR4_MAXNAME:
-		return xdr_enc_u32(x, s->sf.namemax && s->sf.namemax <
-						 VFS_NAME_MAX ? s->sf.namemax
-							      : VFS_NAME_MAX);
-	case FATTR4_MAXREAD:
-	case FATTR4_MAXWRITE:
-		return xdr_enc_u64(x, NFS4_IO_MAX);
-	case FATTR4_MODE:
-		return xdr_enc_u32(x, va->mode & 07777);
-	case FATTR4_NUMLINKS:
-		return xdr_enc_u32(x, va->nlink);
-	case FATTR4_OWNER:
-		return enc_owner(x, va->uid, false);
-	case FATTR4_OWNER_GROUP:
-		return enc_owner(x, va->gid, true);
-	case FATTR4_RAWDEV:
-		return xdr_enc_u32(x, va->rdev_major) &&
-		       xdr_enc_u32(x, va->rdev_minor);
-	case FATTR4_SPACE_AVAIL:
-		return xdr_enc_u64(x, s->sf.abytes);
-	case FATTR4_SPACE_FREE:
-		return xdr_enc_u64(x, s->sf.fbytes);
-	case FATTR4_SPACE_TOTAL:
-		return xdr_enc_u64(x, s->sf.tbytes);
-	case FATTR4_SPACE_USED:
-		return xdr_enc_u64(x, va->used);
-	case FATTR4_TIME_ACCESS:
-		return enc_time(x, &va->atime);
-	case FATTR4_TIME_DELTA:
-		/* nanosecond timestamps */
-		return xdr_enc_u64(x, 0) && xdr_enc_u32(x, 1);
-	case FATTR4_TIME_METADATA:
-		return enc_time(x, &va->ctime);
-	case FATTR4_TIME_MODIFY:
-		return enc_time(x, &va->mtime);
-	case FATTR4_MOUNTED_ON_FILEID:
-		return xdr_enc_u64(x, s->mounted_on_fileid);
-	case FATTR4_FS_LAYOUT_TYPES:
-		return xdr_enc_u32(x, 0);
-	case FATTR4_SUPPATTR_EXCLCREAT:
-		exclcreat_attrs(&b);
-		return nfs4_enc_bitmap4(x, &b);
-	case FATTR4_CLONE_BLKSIZE:
-		return xdr_enc_u32(x, s->sf.bsize ? s->sf.bsize : 4096);
-	case FATTR4_CHANGE_ATTR_TYPE:
-		return xdr_enc_u32(x, NFS4_CHANGE_TYPE_IS_TIME_METADATA);
-	default:
-		/* time_access_set / time_modify_set are write-only */
-		return true;
-	}
+	return nfs4_enc_bitmap4(x, attr_supported_of(s->minorversion));
 }
 
-/* Write-only attributes: supported, never returned by GETATTR. */
-static bool attr_write_only(uint32_t n)
+static bool attr_enc_type(struct xdr_buf *x, const struct nfs4_attr_src *s)
 {
-	return n == FATTR4_TIME_ACCESS_SET || n == FATTR4_TIME_MODIFY_SET;
+	/* nfs_ftype4 and vfs_ftype share their numbering */
+	return xdr_enc_u32(x, (uint32_t)s->va.type);
 }
 
-static void bitmap_answer(const struct bitmap4 *req,
-			  const struct nfs4_attr_src *s, struct bitmap4 *out)
+static bool attr_enc_fh_expire_type(struct xdr_buf *x,
+				    const struct nfs4_attr_src *s)
 {
-	struct bitmap4 sup;
-	uint32_t i;
-
-	nfs4_attr_supported(s->minorversion, &sup);
-	memset(out, 0, sizeof(*out));
-	if (s->rdattr_error != NFS4_OK) {
-		/* RFC 8881 §5.8.1.12: the entry carries only the error (and
-		 * mounted_on_fileid, which needs no object) */
-		if (nfs4_bitmap_isset(req, FATTR4_RDATTR_ERROR))
-			nfs4_bitmap_set(out, FATTR4_RDATTR_ERROR);
-		if (nfs4_bitmap_isset(req, FATTR4_MOUNTED_ON_FILEID))
-			nfs4_bitmap_set(out, FATTR4_MOUNTED_ON_FILEID);
-		return;
-	}
-	for (i = 0; i < NFS4_BITMAP_WORDS; i++)
-		out->map[i] = (i < req->len ? req->map[i] : 0) & sup.map[i];
-	out->len = NFS4_BITMAP_WORDS;
-	out->map[FATTR4_TIME_ACCESS_SET / 32] &=
-		~(1u << (FATTR4_TIME_ACCESS_SET % 32));
-	out->map[FATTR4_TIME_MODIFY_SET / 32] &=
-		~(1u << (FATTR4_TIME_MODIFY_SET % 32));
-	if (!s->have_fh)
-		out->map[0] &= ~(1u << FATTR4_FILEHANDLE);
+	return xdr_enc_u32(x, FH4_PERSISTENT);
 }
 
-static bool enc_attr_values(struct xdr_buf *x, const struct bitmap4 *ans,
-			    const struct nfs4_attr_src *s)
+static bool attr_enc_change(struct xdr_buf *x, const struct nfs4_attr_src *s)
 {
-	uint32_t n;
-
-	for (n = 0; n < NFS4_BITMAP_WORDS * 32; n++) {
-		if (!nfs4_bitmap_isset(ans, n) || attr_write_only(n))
-			continue;
-		if (!enc_attr(x, n, s))
-			return false;
-	}
-	return true;
+	return xdr_enc_u64(x, s->va.change);
 }
 
-/** nfs4_enc_fattr4() - fattr4 of @req from @src; see attrs.h. */
-bool nfs4_enc_fattr4(struct xdr_buf *x, const struct bitmap4 *req,
-		     const struct nfs4_attr_src *src)
+static bool attr_enc_size(struct xdr_buf *x, const struct nfs4_attr_src *s)
 {
-	struct bitmap4 ans;
-	size_t len_pos, start;
-	uint8_t *p;
-
-	bitmap_answer(req, src, &ans);
-	if (!nfs4_enc_bitmap4(x, &ans))
-		return false;
-	len_pos = x->pos;
-	if (!xdr_enc_u32(x, 0))
-		return false;
-	start = x->pos;
-	if (!enc_attr_values(x, &ans, src))
-		return false;
-	p = x->base + len_pos;
-	p[0] = (uint8_t)((x->pos - start) >> 24);
-	p[1] = (uint8_t)((x->pos - start) >> 16);
-	p[2] = (uint8_t)((x->pos - start) >> 8);
-	p[3] = (uint8_t)(x->pos - start);
-	return true;
+	return xdr_enc_u64(x, s->va.size);
 }
 
-/* ---- decoding of settable attributes ---- */
-
-static bool list_has(const uint8_t *list, size_t n, uint32_t a)
+/* The properties that hold everywhere nasd serves (link_support, ...). */
+static bool attr_enc_true(struct xdr_buf *x, const struct nfs4_attr_src *s)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (list[i] == a)
-			return true;
-	return false;
+	return xdr_enc_bool(x, true);
 }
 
-static bool attr_supported_any(uint32_t n)
+/* ... and those that never do (named_attr, case_insensitive). */
+static bool attr_enc_false(struct xdr_buf *x, const struct nfs4_attr_src *s)
 {
-	return list_has(attrs40, sizeof(attrs40), n) ||
-	       list_has(attrs41, sizeof(attrs41), n) ||
-	       list_has(attrs42, sizeof(attrs42), n);
+	return xdr_enc_bool(x, false);
 }
+
+static bool attr_enc_fsid(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->fsid_major) && xdr_enc_u64(x, s->fsid_minor);
+}
+
+static bool attr_enc_lease_time(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, nfs4_lease_time());
+}
+
+static bool attr_enc_rdattr_error(struct xdr_buf *x,
+				  const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, s->rdattr_error);
+}
+
+static bool attr_enc_aclsupport(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	/* no ACE type is supported */
+	return xdr_enc_u32(x, 0);
+}
+
+static bool attr_enc_filehandle(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	return s->have_fh && nfs4_enc_nfs_fh4(x, &s->fh);
+}
+
+static bool attr_enc_fileid(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->va.fileid);
+}
+
+static bool attr_enc_files_avail(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->sf.afiles);
+}
+
+static bool attr_enc_files_free(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->sf.ffiles);
+}
+
+static bool attr_enc_files_total(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->sf.tfiles);
+}
+
+static bool attr_enc_maxfilesize(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, MAXFILESIZE);
+}
+
+static bool attr_enc_maxlink(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, MAXLINK);
+}
+
+static bool attr_enc_maxname(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, s->sf.namemax && s->sf.namemax < VFS_NAME_MAX
+				      ? s->sf.namemax
+				      : VFS_NAME_MAX);
+}
+
+/* maxread and maxwrite: the one I/O size limit. */
+static bool attr_enc_maxio(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, NFS4_IO_MAX);
+}
+
+static bool attr_enc_mode(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, s->va.mode & 07777);
+}
+
+static bool attr_enc_numlinks(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, s->va.nlink);
+}
+
+static bool attr_enc_owner(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return enc_owner(x, s->va.uid, false);
+}
+
+static bool attr_enc_owner_group(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return enc_owner(x, s->va.gid, true);
+}
+
+static bool attr_enc_rawdev(struct xdr_buf *x, const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, s->va.rdev_major) &&
+	       xdr_enc_u32(x, s->va.rdev_minor);
+}
+
+static bool attr_enc_space_avail(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->sf.abytes);
+}
+
+static bool attr_enc_space_free(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->sf.fbytes);
+}
+
+static bool attr_enc_space_total(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->sf.tbytes);
+}
+
+static bool attr_enc_space_used(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->va.used);
+}
+
+static bool attr_enc_time_access(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return enc_time(x, &s->va.atime);
+}
+
+static bool attr_enc_time_delta(struct xdr_buf *x,
+				const struct nfs4_attr_src *s)
+{
+	/* nanosecond timestamps */
+	return xdr_enc_u64(x, 0) && xdr_enc_u32(x, 1);
+}
+
+static bool attr_enc_time_metadata(struct xdr_buf *x,
+				   const struct nfs4_attr_src *s)
+{
+	return enc_time(x, &s->va.ctime);
+}
+
+static bool attr_enc_time_modify(struct xdr_buf *x,
+				 const struct nfs4_attr_src *s)
+{
+	return enc_time(x, &s->va.mtime);
+}
+
+static bool attr_enc_mounted_on_fileid(struct xdr_buf *x,
+				       const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u64(x, s->mounted_on_fileid);
+}
+
+static bool attr_enc_fs_layout_types(struct xdr_buf *x,
+				     const struct nfs4_attr_src *s)
+{
+	/* no pNFS: an empty list */
+	return xdr_enc_u32(x, 0);
+}
+
+/* suppattr_exclcreat: what EXCLUSIVE4_1 may set; not the times, which
+ * hold the create verifier (vfs_create). */
+static bool attr_enc_suppattr_exclcreat(struct xdr_buf *x,
+					const struct nfs4_attr_src *s)
+{
+	return nfs4_enc_bitmap4(x, attr_flagged(NFS4_ATTR_EXCLCREAT));
+}
+
+static bool attr_enc_clone_blksize(struct xdr_buf *x,
+				   const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, s->sf.bsize ? s->sf.bsize : 4096);
+}
+
+static bool attr_enc_change_attr_type(struct xdr_buf *x,
+				      const struct nfs4_attr_src *s)
+{
+	return xdr_enc_u32(x, NFS4_CHANGE_TYPE_IS_TIME_METADATA);
+}
+
+/* ---- settable values: decoded into a vfs_sattr ---- */
 
 static uint32_t dec_settime(struct xdr_buf *x, enum vfs_time_how *how,
 			    struct timespec *ts)
@@ -552,42 +541,465 @@ static uint32_t dec_owner(struct xdr_buf *x, bool group, uint32_t *id)
 		       : NFS4_OK;
 }
 
-static uint32_t dec_settable(struct xdr_buf *x, uint32_t n,
-			     struct vfs_sattr *sa)
+static uint32_t attr_dec_size(struct xdr_buf *x, struct vfs_sattr *sa)
+{
+	sa->set_size = true;
+	return xdr_dec_u64(x, &sa->size) ? NFS4_OK : NFS4ERR_BADXDR;
+}
+
+static uint32_t attr_dec_mode(struct xdr_buf *x, struct vfs_sattr *sa)
 {
 	uint32_t v;
 
-	switch (n) {
-	case FATTR4_SIZE:
-		sa->set_size = true;
-		return xdr_dec_u64(x, &sa->size) ? NFS4_OK : NFS4ERR_BADXDR;
-	case FATTR4_MODE:
-		if (!xdr_dec_u32(x, &v))
-			return NFS4ERR_BADXDR;
-		if (v & ~07777u)
-			return NFS4ERR_INVAL;
-		sa->set_mode = true;
-		sa->mode = v;
-		return NFS4_OK;
-	case FATTR4_OWNER:
-		sa->set_uid = true;
-		return dec_owner(x, false, &sa->uid);
-	case FATTR4_OWNER_GROUP:
-		sa->set_gid = true;
-		return dec_owner(x, true, &sa->gid);
-	case FATTR4_TIME_ACCESS_SET:
-		return dec_settime(x, &sa->atime_how, &sa->atime);
-	case FATTR4_TIME_MODIFY_SET:
-		return dec_settime(x, &sa->mtime_how, &sa->mtime);
-	default:
-		return NFS4ERR_ATTRNOTSUPP;
+	if (!xdr_dec_u32(x, &v))
+		return NFS4ERR_BADXDR;
+	if (v & ~07777u)
+		return NFS4ERR_INVAL;
+	sa->set_mode = true;
+	sa->mode = v;
+	return NFS4_OK;
+}
+
+static uint32_t attr_dec_owner(struct xdr_buf *x, struct vfs_sattr *sa)
+{
+	sa->set_uid = true;
+	return dec_owner(x, false, &sa->uid);
+}
+
+static uint32_t attr_dec_owner_group(struct xdr_buf *x, struct vfs_sattr *sa)
+{
+	sa->set_gid = true;
+	return dec_owner(x, true, &sa->gid);
+}
+
+static uint32_t attr_dec_time_access_set(struct xdr_buf *x,
+					 struct vfs_sattr *sa)
+{
+	return dec_settime(x, &sa->atime_how, &sa->atime);
+}
+
+static uint32_t attr_dec_time_modify_set(struct xdr_buf *x,
+					 struct vfs_sattr *sa)
+{
+	return dec_settime(x, &sa->mtime_how, &sa->mtime);
+}
+
+/*
+ * The attributes nasd supports, indexed by attribute number; a number
+ * without a row is not supported in any minor version. RFC 7530 §5 (4.0)
+ * but acl, archive, fs_locations, hidden, mimetype, quota_*, system,
+ * time_backup and time_create; RFC 8881 §5 (4.1) adds fs_layout_types
+ * and suppattr_exclcreat; RFC 7862 §12.2 (4.2) clone_blksize and
+ * change_attr_type.
+ */
+static const struct nfs4_attr attr_table[] = {
+	[FATTR4_SUPPORTED_ATTRS] = {
+		.name = "supported_attrs",
+		.minor_min = 0,
+		.encode = attr_enc_supported_attrs,
+	},
+	[FATTR4_TYPE] = {
+		.name = "type",
+		.minor_min = 0,
+		.encode = attr_enc_type,
+	},
+	[FATTR4_FH_EXPIRE_TYPE] = {
+		.name = "fh_expire_type",
+		.minor_min = 0,
+		.encode = attr_enc_fh_expire_type,
+	},
+	[FATTR4_CHANGE] = {
+		.name = "change",
+		.minor_min = 0,
+		.encode = attr_enc_change,
+	},
+	[FATTR4_SIZE] = {
+		.name = "size",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_EXCLCREAT,
+		.encode = attr_enc_size,
+		.decode = attr_dec_size,
+	},
+	[FATTR4_LINK_SUPPORT] = {
+		.name = "link_support",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_SYMLINK_SUPPORT] = {
+		.name = "symlink_support",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_NAMED_ATTR] = {
+		.name = "named_attr",
+		.minor_min = 0,
+		.encode = attr_enc_false,
+	},
+	[FATTR4_FSID] = {
+		.name = "fsid",
+		.minor_min = 0,
+		.encode = attr_enc_fsid,
+	},
+	[FATTR4_UNIQUE_HANDLES] = {
+		.name = "unique_handles",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_LEASE_TIME] = {
+		.name = "lease_time",
+		.minor_min = 0,
+		.encode = attr_enc_lease_time,
+	},
+	[FATTR4_RDATTR_ERROR] = {
+		.name = "rdattr_error",
+		.minor_min = 0,
+		.encode = attr_enc_rdattr_error,
+	},
+	[FATTR4_ACLSUPPORT] = {
+		.name = "aclsupport",
+		.minor_min = 0,
+		.encode = attr_enc_aclsupport,
+	},
+	[FATTR4_CANSETTIME] = {
+		.name = "cansettime",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_CASE_INSENSITIVE] = {
+		.name = "case_insensitive",
+		.minor_min = 0,
+		.encode = attr_enc_false,
+	},
+	[FATTR4_CASE_PRESERVING] = {
+		.name = "case_preserving",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_CHOWN_RESTRICTED] = {
+		.name = "chown_restricted",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_FILEHANDLE] = {
+		.name = "filehandle",
+		.minor_min = 0,
+		.encode = attr_enc_filehandle,
+	},
+	[FATTR4_FILEID] = {
+		.name = "fileid",
+		.minor_min = 0,
+		.encode = attr_enc_fileid,
+	},
+	[FATTR4_FILES_AVAIL] = {
+		.name = "files_avail",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_files_avail,
+	},
+	[FATTR4_FILES_FREE] = {
+		.name = "files_free",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_files_free,
+	},
+	[FATTR4_FILES_TOTAL] = {
+		.name = "files_total",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_files_total,
+	},
+	[FATTR4_HOMOGENEOUS] = {
+		.name = "homogeneous",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_MAXFILESIZE] = {
+		.name = "maxfilesize",
+		.minor_min = 0,
+		.encode = attr_enc_maxfilesize,
+	},
+	[FATTR4_MAXLINK] = {
+		.name = "maxlink",
+		.minor_min = 0,
+		.encode = attr_enc_maxlink,
+	},
+	[FATTR4_MAXNAME] = {
+		.name = "maxname",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_maxname,
+	},
+	[FATTR4_MAXREAD] = {
+		.name = "maxread",
+		.minor_min = 0,
+		.encode = attr_enc_maxio,
+	},
+	[FATTR4_MAXWRITE] = {
+		.name = "maxwrite",
+		.minor_min = 0,
+		.encode = attr_enc_maxio,
+	},
+	[FATTR4_MODE] = {
+		.name = "mode",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_EXCLCREAT,
+		.encode = attr_enc_mode,
+		.decode = attr_dec_mode,
+	},
+	[FATTR4_NO_TRUNC] = {
+		.name = "no_trunc",
+		.minor_min = 0,
+		.encode = attr_enc_true,
+	},
+	[FATTR4_NUMLINKS] = {
+		.name = "numlinks",
+		.minor_min = 0,
+		.encode = attr_enc_numlinks,
+	},
+	[FATTR4_OWNER] = {
+		.name = "owner",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_EXCLCREAT,
+		.encode = attr_enc_owner,
+		.decode = attr_dec_owner,
+	},
+	[FATTR4_OWNER_GROUP] = {
+		.name = "owner_group",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_EXCLCREAT,
+		.encode = attr_enc_owner_group,
+		.decode = attr_dec_owner_group,
+	},
+	[FATTR4_RAWDEV] = {
+		.name = "rawdev",
+		.minor_min = 0,
+		.encode = attr_enc_rawdev,
+	},
+	[FATTR4_SPACE_AVAIL] = {
+		.name = "space_avail",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_space_avail,
+	},
+	[FATTR4_SPACE_FREE] = {
+		.name = "space_free",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_space_free,
+	},
+	[FATTR4_SPACE_TOTAL] = {
+		.name = "space_total",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_space_total,
+	},
+	[FATTR4_SPACE_USED] = {
+		.name = "space_used",
+		.minor_min = 0,
+		.encode = attr_enc_space_used,
+	},
+	[FATTR4_TIME_ACCESS] = {
+		.name = "time_access",
+		.minor_min = 0,
+		.encode = attr_enc_time_access,
+	},
+	[FATTR4_TIME_ACCESS_SET] = {
+		.name = "time_access_set",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_WRITE_ONLY,
+		.encode = NULL, /* write-only */
+		.decode = attr_dec_time_access_set,
+	},
+	[FATTR4_TIME_DELTA] = {
+		.name = "time_delta",
+		.minor_min = 0,
+		.encode = attr_enc_time_delta,
+	},
+	[FATTR4_TIME_METADATA] = {
+		.name = "time_metadata",
+		.minor_min = 0,
+		.encode = attr_enc_time_metadata,
+	},
+	[FATTR4_TIME_MODIFY] = {
+		.name = "time_modify",
+		.minor_min = 0,
+		.encode = attr_enc_time_modify,
+	},
+	[FATTR4_TIME_MODIFY_SET] = {
+		.name = "time_modify_set",
+		.minor_min = 0,
+		.flags = NFS4_ATTR_WRITE_ONLY,
+		.encode = NULL, /* write-only */
+		.decode = attr_dec_time_modify_set,
+	},
+	[FATTR4_MOUNTED_ON_FILEID] = {
+		.name = "mounted_on_fileid",
+		.minor_min = 0,
+		.encode = attr_enc_mounted_on_fileid,
+	},
+	[FATTR4_FS_LAYOUT_TYPES] = {
+		.name = "fs_layout_types",
+		.minor_min = 1,
+		.encode = attr_enc_fs_layout_types,
+	},
+	[FATTR4_SUPPATTR_EXCLCREAT] = {
+		.name = "suppattr_exclcreat",
+		.minor_min = 1,
+		.encode = attr_enc_suppattr_exclcreat,
+	},
+	[FATTR4_CLONE_BLKSIZE] = {
+		.name = "clone_blksize",
+		.minor_min = 2,
+		.flags = NFS4_ATTR_STATFS,
+		.encode = attr_enc_clone_blksize,
+	},
+	[FATTR4_CHANGE_ATTR_TYPE] = {
+		.name = "change_attr_type",
+		.minor_min = 2,
+		.encode = attr_enc_change_attr_type,
+	},
+};
+
+_Static_assert(sizeof(attr_table) / sizeof(attr_table[0]) <=
+		       NFS4_BITMAP_WORDS * 32,
+	       "every attribute fits a bitmap4");
+
+static struct attr_sets attr_sets;
+static pthread_once_t attr_sets_once = PTHREAD_ONCE_INIT;
+
+static void attr_sets_build(void)
+{
+	struct attr_sets *s = &attr_sets;
+	const struct nfs4_attr *a;
+	uint32_t n, m, b;
+
+	for (n = 0; n < NFS4_BITMAP_WORDS * 32; n++) {
+		a = nfs4_attr_get(n);
+		if (!a)
+			continue;
+		for (m = a->minor_min; m <= ATTR_MINOR_LAST; m++)
+			nfs4_bitmap_set(&s->supported[m], n);
+		for (b = 0; b < ATTR_FLAG_BITS; b++)
+			if (a->flags & (1u << b))
+				nfs4_bitmap_set(&s->flagged[b], n);
 	}
 }
+
+static const struct attr_sets *attr_sets_get(void)
+{
+	pthread_once(&attr_sets_once, attr_sets_build);
+	return &attr_sets;
+}
+
+/** nfs4_attr_get() - the table's row of attribute @n; see attrs.h. */
+const struct nfs4_attr *nfs4_attr_get(uint32_t n)
+{
+	if (n >= sizeof(attr_table) / sizeof(attr_table[0]) ||
+	    !attr_table[n].name)
+		return NULL;
+	return &attr_table[n];
+}
+
+/** nfs4_attr_supported() - supported_attrs of @minor; see attrs.h. */
+void nfs4_attr_supported(uint32_t minor, struct bitmap4 *out)
+{
+	*out = *attr_supported_of(minor);
+}
+
+/** nfs4_attr_any() - does @req ask for an attribute with @flag? */
+bool nfs4_attr_any(const struct bitmap4 *req, uint32_t flag)
+{
+	/* one flag bit, else nothing has it */
+	if (!flag || (flag & (flag - 1)) || flag >= 1u << ATTR_FLAG_BITS)
+		return false;
+	return bitmap_meets(req, attr_flagged(flag));
+}
+
+/* ---- fattr4 ---- */
+
+/*
+ * The attributes an fattr4 for @req answers: those asked and supported
+ * in this minor version, but the write-only ones, which are left out
+ * silently (RFC 8881 §5.6 has a GETATTR that asks for one fail with
+ * INVAL: nfs4_attr_any(req, NFS4_ATTR_WRITE_ONLY) before this).
+ */
+static void bitmap_answer(const struct bitmap4 *req,
+			  const struct nfs4_attr_src *s, struct bitmap4 *out)
+{
+	const struct bitmap4 *wo = attr_flagged(NFS4_ATTR_WRITE_ONLY);
+	const struct bitmap4 *sup = attr_supported_of(s->minorversion);
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (s->rdattr_error != NFS4_OK) {
+		/* RFC 8881 §5.8.1.12: the entry carries only the error (and
+		 * mounted_on_fileid, which needs no object) */
+		if (nfs4_bitmap_isset(req, FATTR4_RDATTR_ERROR))
+			nfs4_bitmap_set(out, FATTR4_RDATTR_ERROR);
+		if (nfs4_bitmap_isset(req, FATTR4_MOUNTED_ON_FILEID))
+			nfs4_bitmap_set(out, FATTR4_MOUNTED_ON_FILEID);
+		return;
+	}
+	for (i = 0; i < NFS4_BITMAP_WORDS; i++)
+		out->map[i] = (i < req->len ? req->map[i] : 0) & sup->map[i] &
+			      ~wo->map[i];
+	out->len = NFS4_BITMAP_WORDS;
+	if (!s->have_fh)
+		out->map[0] &= ~(1u << FATTR4_FILEHANDLE);
+}
+
+/* The values of the attributes of @ans, in attribute number order. */
+static bool enc_attr_values(struct xdr_buf *x, const struct bitmap4 *ans,
+			    const struct nfs4_attr_src *s)
+{
+	const struct nfs4_attr *a;
+	uint32_t n;
+
+	for (n = 0; n < NFS4_BITMAP_WORDS * 32; n++) {
+		if (!nfs4_bitmap_isset(ans, n))
+			continue;
+		a = nfs4_attr_get(n);
+		/* unsupported, or write-only: no value */
+		if (!a || !a->encode)
+			continue;
+		if (!a->encode(x, s))
+			return false;
+	}
+	return true;
+}
+
+/** nfs4_enc_fattr4() - fattr4 of @req from @src; see attrs.h. */
+bool nfs4_enc_fattr4(struct xdr_buf *x, const struct bitmap4 *req,
+		     const struct nfs4_attr_src *src)
+{
+	struct bitmap4 ans;
+	size_t len_pos, start;
+	uint8_t *p;
+
+	bitmap_answer(req, src, &ans);
+	if (!nfs4_enc_bitmap4(x, &ans))
+		return false;
+	len_pos = x->pos;
+	if (!xdr_enc_u32(x, 0))
+		return false;
+	start = x->pos;
+	if (!enc_attr_values(x, &ans, src))
+		return false;
+	p = x->base + len_pos;
+	p[0] = (uint8_t)((x->pos - start) >> 24);
+	p[1] = (uint8_t)((x->pos - start) >> 16);
+	p[2] = (uint8_t)((x->pos - start) >> 8);
+	p[3] = (uint8_t)(x->pos - start);
+	return true;
+}
+
+/* ---- settable attributes ---- */
 
 /** nfs4_fattr4_to_sattr() - settable attributes of @f; see attrs.h. */
 uint32_t nfs4_fattr4_to_sattr(const struct fattr4 *f, struct vfs_sattr *sa,
 			      struct bitmap4 *set)
 {
+	const struct nfs4_attr *a;
 	struct xdr_buf x;
 	uint32_t n, st;
 
@@ -599,10 +1011,13 @@ uint32_t nfs4_fattr4_to_sattr(const struct fattr4 *f, struct vfs_sattr *sa,
 	for (n = 0; n < NFS4_BITMAP_WORDS * 32; n++) {
 		if (!nfs4_bitmap_isset(&f->attrmask, n))
 			continue;
-		if (!list_has(attrs_settable, sizeof(attrs_settable), n))
-			return attr_supported_any(n) ? NFS4ERR_INVAL
-						     : NFS4ERR_ATTRNOTSUPP;
-		st = dec_settable(&x, n, sa);
+		a = nfs4_attr_get(n);
+		if (!a)
+			return NFS4ERR_ATTRNOTSUPP;
+		/* a read-only attribute (RFC 8881 §18.30.3) */
+		if (!a->decode)
+			return NFS4ERR_INVAL;
+		st = a->decode(&x, sa);
 		if (st != NFS4_OK)
 			return st;
 		nfs4_bitmap_set(set, n);
@@ -613,23 +1028,12 @@ uint32_t nfs4_fattr4_to_sattr(const struct fattr4 *f, struct vfs_sattr *sa,
 	return NFS4_OK;
 }
 
-/** nfs4_dec_fattr4_sattr() - decode and convert an fattr4; see attrs.h. */
-uint32_t nfs4_dec_fattr4_sattr(struct xdr_buf *x, struct vfs_sattr *sa,
-			       struct bitmap4 *set)
-{
-	struct fattr4 f;
-
-	if (!nfs4_dec_fattr4(x, &f))
-		return NFS4ERR_BADXDR;
-	return nfs4_fattr4_to_sattr(&f, sa, set);
-}
-
 /** nfs4_attr_verify() - VERIFY/NVERIFY comparison; see attrs.h. */
 uint32_t nfs4_attr_verify(struct nfs4_compound *c, const struct nfs4_fh *fh,
 			  const struct fattr4 *f, bool *same)
 {
+	const struct bitmap4 *sup = attr_supported_of(c->minorversion);
 	struct nfs4_attr_src src;
-	struct bitmap4 sup;
 	struct xdr_buf x;
 	uint8_t *buf;
 	uint32_t i;
@@ -640,13 +1044,11 @@ uint32_t nfs4_attr_verify(struct nfs4_compound *c, const struct nfs4_fh *fh,
 		return NFS4ERR_ATTRNOTSUPP;
 	if (nfs4_bitmap_isset(&f->attrmask, FATTR4_RDATTR_ERROR))
 		return NFS4ERR_INVAL;
-	nfs4_attr_supported(c->minorversion, &sup);
 	for (i = 0; i < NFS4_BITMAP_WORDS; i++)
-		if (i < f->attrmask.len && (f->attrmask.map[i] & ~sup.map[i]))
+		if (i < f->attrmask.len && (f->attrmask.map[i] & ~sup->map[i]))
 			return NFS4ERR_ATTRNOTSUPP;
 	/* write-only attributes cannot be compared (RFC 8881 §18.31.3) */
-	if (nfs4_bitmap_isset(&f->attrmask, FATTR4_TIME_ACCESS_SET) ||
-	    nfs4_bitmap_isset(&f->attrmask, FATTR4_TIME_MODIFY_SET))
+	if (nfs4_attr_any(&f->attrmask, NFS4_ATTR_WRITE_ONLY))
 		return NFS4ERR_INVAL;
 	err = nfs4_attr_fill(c, fh, &f->attrmask, &src);
 	if (err)

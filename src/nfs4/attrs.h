@@ -3,7 +3,8 @@
 #define NASD_NFS4_ATTRS_H
 
 /*
- * NFSv4 attributes (RFC 8881 §5, RFC 7862 §12): fattr4 encoding for
+ * NFSv4 attributes (RFC 8881 §5, RFC 7862 §12): the table of the
+ * supported ones (struct nfs4_attr), fattr4 encoding for
  * GETATTR/READDIR/VERIFY and decoding of settable attributes for
  * SETATTR, CREATE and OPEN's createattrs.
  */
@@ -120,8 +121,52 @@ struct nfs4_attr_src {
 	uint32_t rdattr_error;       /* NFS4_OK unless an entry failed */
 };
 
-/* nfs4_attr_supported() - the supported_attrs of minor version @minor. */
+/* Flags of an attribute (struct nfs4_attr.flags). */
+/* Set, never read (RFC 8881 §5.6): time_access_set, time_modify_set. */
+#define NFS4_ATTR_WRITE_ONLY 0x01
+/* Its value comes from the filesystem's statfs (nfs4_attr_fill). */
+#define NFS4_ATTR_STATFS 0x02
+/* An EXCLUSIVE4_1 create may set it: suppattr_exclcreat (§5.8.1.14). */
+#define NFS4_ATTR_EXCLCREAT 0x04
+
+/*
+ * One attribute nasd supports: a row of attrs.c's table, which is
+ * indexed by attribute number and is the only list of them (the
+ * supported_attrs of each minor version are derived from it). The
+ * encoder serves GETATTR, READDIR and VERIFY/NVERIFY (which compare its
+ * bytes); read-only attributes have no decoder, settable ones have one
+ * (SETATTR, CREATE, OPEN's createattrs), write-only ones no encoder.
+ */
+struct nfs4_attr {
+	const char *name;        /* the RFC's name */
+	uint8_t minor_min;       /* first minor version that has it */
+	uint8_t flags;           /* NFS4_ATTR_* */
+	/* its value from @s (the sources nfs4_attr_fill() gathered);
+	 * false when @x is full */
+	bool (*encode)(struct xdr_buf *x, const struct nfs4_attr_src *s);
+	/* its value from @x into @sa: NFS4_OK, BADXDR, INVAL (a value
+	 * out of range) or BADOWNER */
+	uint32_t (*decode)(struct xdr_buf *x, struct vfs_sattr *sa);
+};
+
+/*
+ * nfs4_attr_get() - the row of attribute number @n, or NULL when nasd
+ * supports @n in no minor version. The row is static.
+ */
+const struct nfs4_attr *nfs4_attr_get(uint32_t n);
+
+/*
+ * nfs4_attr_supported() - the supported_attrs of minor version @minor
+ * (RFC 8881 §5.8.1.1) into @out: the rows whose minor_min is at most
+ * @minor (a minor version past 2 gets 4.2's).
+ */
 void nfs4_attr_supported(uint32_t minor, struct bitmap4 *out);
+
+/*
+ * nfs4_attr_any() - whether @req asks for an attribute whose row has
+ * @flag (one NFS4_ATTR_* constant; false for anything else).
+ */
+bool nfs4_attr_any(const struct bitmap4 *req, uint32_t flag);
 
 /*
  * nfs4_attr_fill() - gather what @req needs for @fh into @src. Returns 0
@@ -141,28 +186,23 @@ bool nfs4_enc_fattr4(struct xdr_buf *x, const struct bitmap4 *req,
 		     const struct nfs4_attr_src *src);
 
 /*
- * nfs4_fattr4_to_sattr() - the settable attributes of @f into @sa (mode,
- * owner, owner_group, size, time_access_set, time_modify_set), their bits
- * into @set. Returns NFS4_OK, BADXDR (values do not match the mask),
- * ATTRNOTSUPP (an attribute nasd does not support), INVAL (a read-only
- * attribute, RFC 8881 §18.30.3) or BADOWNER.
+ * nfs4_fattr4_to_sattr() - the settable attributes of @f (those whose
+ * row has a decoder: size, mode, owner, owner_group, time_access_set,
+ * time_modify_set) into @sa, their bits into @set; for SETATTR, CREATE
+ * and OPEN's createattrs. Returns NFS4_OK, BADXDR (values do not match
+ * the mask), ATTRNOTSUPP (an attribute nasd supports in no minor
+ * version), INVAL (a read-only attribute, RFC 8881 §18.30.3, or a value
+ * out of range) or BADOWNER.
  */
 uint32_t nfs4_fattr4_to_sattr(const struct fattr4 *f, struct vfs_sattr *sa,
 			      struct bitmap4 *set);
 
 /*
- * nfs4_dec_fattr4_sattr() - decode an fattr4 from @x (borrowing the
- * request) and convert it as nfs4_fattr4_to_sattr() does; for OPEN's
- * createattrs. BADXDR when @x does not hold an fattr4.
- */
-uint32_t nfs4_dec_fattr4_sattr(struct xdr_buf *x, struct vfs_sattr *sa,
-			       struct bitmap4 *set);
-
-/*
  * nfs4_attr_verify() - VERIFY/NVERIFY (RFC 8881 §18.31, §18.15): compare
- * @f with @fh's current attributes. NFS4_OK and *@same, or INVAL
- * (rdattr_error in the mask, values that are not XDR), ATTRNOTSUPP,
- * or the status of reading the attributes.
+ * @f with @fh's current attributes, as our encoding of them byte for
+ * byte. NFS4_OK and *@same, or ATTRNOTSUPP (an attribute this minor
+ * version lacks), INVAL (rdattr_error or a write-only attribute in the
+ * mask) or the status of reading the attributes.
  */
 uint32_t nfs4_attr_verify(struct nfs4_compound *c, const struct nfs4_fh *fh,
 			  const struct fattr4 *f, bool *same);

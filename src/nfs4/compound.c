@@ -634,8 +634,9 @@ static enum step compound_step(struct compound_run *run)
 		return STEP_DEFER;
 	op = op_lookup(opnum);
 	if (!op || !op->handle) {
-		/* known but not implemented: its arguments cannot be skipped
-		 * without decoding, and NOTSUPP ends the compound anyway */
+		/* defined but not implemented, with no handler (see
+		 * ops_notsupp.c): its arguments cannot be skipped without
+		 * decoding, and NOTSUPP ends the compound anyway */
 		result_error(run, opnum, NFS4ERR_NOTSUPP);
 		return STEP_NEXT;
 	}

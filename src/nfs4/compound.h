@@ -84,7 +84,9 @@ struct nfs4_op {
 	uint32_t args_size;
 	uint32_t res_size;
 	bool (*decode)(struct xdr_buf *x, void *args);
-	/* returns nfsstat4; fills @res */
+	/* returns nfsstat4; fills @res. NULL for an operation nasd does not
+	 * implement and answers NFS4ERR_NOTSUPP as soon as its opnum is
+	 * read: nothing decoded, no precheck (see nfs4_op_notsupp) */
 	uint32_t (*handle)(struct nfs4_compound *c, void *args, void *res);
 	/* encodes the result body after the status (only called with status
 	 * NFS4_OK, or for ops whose error result has a body: set
@@ -99,12 +101,22 @@ struct nfs4_op {
 };
 
 /*
- * The table, indexed by nfs_opnum4 (RFC 8881 §16.2.3); holes are NULL.
- * Each op's descriptor `nfs4_op_desc_<op>` is defined in the file that
- * implements it (see nfs4_ops.h).
+ * The table, indexed by nfs_opnum4 (RFC 8881 §16.2.3): a descriptor for
+ * every opnum from OP_ACCESS to OP_CLONE, NULL below OP_ACCESS. Each
+ * op's descriptor `nfs4_op_desc_<op>` is defined in the file that
+ * implements it (nfs4_ops.c refers to them all, so a missing one fails
+ * the link).
  */
 extern const struct nfs4_op *const nfs4_ops[];
 extern const uint32_t nfs4_ops_count;
+
+/*
+ * nfs4_op_notsupp() - the handler of the operations nasd does not
+ * implement but still treats as operations: their arguments decoded
+ * (when they have a decoder) and the prechecks of RFC 8881 §16.2.3 run
+ * (ops_notsupp.c, ops42_notsupp.c). Returns NFS4ERR_NOTSUPP, always.
+ */
+uint32_t nfs4_op_notsupp(struct nfs4_compound *c, void *args, void *res);
 
 /*
  * nfs4_fh_set_obj() - make @fh name @obj of export @e (takes over the

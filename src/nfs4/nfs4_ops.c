@@ -1,92 +1,89 @@
 // SPDX-License-Identifier: MIT
 /*
  * The NFSv4 operation table (RFC 8881 §16.2.3, RFC 7862 §14), indexed by
- * nfs_opnum4. Each descriptor lives in the file that implements the op;
- * the references are weak so that the table links while some op files do
- * not exist yet: a missing descriptor is a NULL hole, which COMPOUND
- * answers with NFS4ERR_NOTSUPP. The server links libnasd whole, so every
- * op file that exists is in the binary.
+ * nfs_opnum4: a row for every operation of minor versions 0 to 2
+ * (OP_ACCESS to OP_CLONE). Each descriptor `nfs4_op_desc_<op>` is defined
+ * once, in the file that implements the op; the operations nasd does not
+ * offer have theirs in ops_notsupp.c and ops42_notsupp.c. The references
+ * are strong, so a descriptor that is missing fails the link instead of
+ * leaving a hole that COMPOUND would answer with NFS4ERR_NOTSUPP.
  */
 
 #include "nfs4/compound.h"
 
-#define NFS4_OP_WEAK(name)                                                     \
-	extern const struct nfs4_op nfs4_op_desc_##name __attribute__((weak))
+#define NFS4_OP_DECL(name) extern const struct nfs4_op nfs4_op_desc_##name
 
-NFS4_OP_WEAK(access);
-NFS4_OP_WEAK(close);
-NFS4_OP_WEAK(commit);
-NFS4_OP_WEAK(create);
-NFS4_OP_WEAK(delegpurge);
-NFS4_OP_WEAK(delegreturn);
-NFS4_OP_WEAK(getattr);
-NFS4_OP_WEAK(getfh);
-NFS4_OP_WEAK(link);
-NFS4_OP_WEAK(lock);
-NFS4_OP_WEAK(lockt);
-NFS4_OP_WEAK(locku);
-NFS4_OP_WEAK(lookup);
-NFS4_OP_WEAK(lookupp);
-NFS4_OP_WEAK(nverify);
-NFS4_OP_WEAK(open);
-NFS4_OP_WEAK(openattr);
-NFS4_OP_WEAK(open_confirm);
-NFS4_OP_WEAK(open_downgrade);
-NFS4_OP_WEAK(putfh);
-NFS4_OP_WEAK(putpubfh);
-NFS4_OP_WEAK(putrootfh);
-NFS4_OP_WEAK(read);
-NFS4_OP_WEAK(readdir);
-NFS4_OP_WEAK(readlink);
-NFS4_OP_WEAK(remove);
-NFS4_OP_WEAK(rename);
-NFS4_OP_WEAK(renew);
-NFS4_OP_WEAK(restorefh);
-NFS4_OP_WEAK(savefh);
-NFS4_OP_WEAK(secinfo);
-NFS4_OP_WEAK(setattr);
-NFS4_OP_WEAK(setclientid);
-NFS4_OP_WEAK(setclientid_confirm);
-NFS4_OP_WEAK(verify);
-NFS4_OP_WEAK(write);
-NFS4_OP_WEAK(release_lockowner);
-NFS4_OP_WEAK(backchannel_ctl);
-NFS4_OP_WEAK(bind_conn_to_session);
-NFS4_OP_WEAK(exchange_id);
-NFS4_OP_WEAK(create_session);
-NFS4_OP_WEAK(destroy_session);
-NFS4_OP_WEAK(free_stateid);
-NFS4_OP_WEAK(get_dir_delegation);
-NFS4_OP_WEAK(getdeviceinfo);
-NFS4_OP_WEAK(getdevicelist);
-NFS4_OP_WEAK(layoutcommit);
-NFS4_OP_WEAK(layoutget);
-NFS4_OP_WEAK(layoutreturn);
-NFS4_OP_WEAK(secinfo_no_name);
-NFS4_OP_WEAK(sequence);
-NFS4_OP_WEAK(set_ssv);
-NFS4_OP_WEAK(test_stateid);
-NFS4_OP_WEAK(want_delegation);
-NFS4_OP_WEAK(destroy_clientid);
-NFS4_OP_WEAK(reclaim_complete);
-NFS4_OP_WEAK(allocate);
-NFS4_OP_WEAK(copy);
-NFS4_OP_WEAK(copy_notify);
-NFS4_OP_WEAK(deallocate);
-NFS4_OP_WEAK(io_advise);
-NFS4_OP_WEAK(layouterror);
-NFS4_OP_WEAK(layoutstats);
-NFS4_OP_WEAK(offload_cancel);
-NFS4_OP_WEAK(offload_status);
-NFS4_OP_WEAK(read_plus);
-NFS4_OP_WEAK(seek);
-NFS4_OP_WEAK(write_same);
-NFS4_OP_WEAK(clone);
+NFS4_OP_DECL(access);
+NFS4_OP_DECL(close);
+NFS4_OP_DECL(commit);
+NFS4_OP_DECL(create);
+NFS4_OP_DECL(delegpurge);
+NFS4_OP_DECL(delegreturn);
+NFS4_OP_DECL(getattr);
+NFS4_OP_DECL(getfh);
+NFS4_OP_DECL(link);
+NFS4_OP_DECL(lock);
+NFS4_OP_DECL(lockt);
+NFS4_OP_DECL(locku);
+NFS4_OP_DECL(lookup);
+NFS4_OP_DECL(lookupp);
+NFS4_OP_DECL(nverify);
+NFS4_OP_DECL(open);
+NFS4_OP_DECL(openattr);
+NFS4_OP_DECL(open_confirm);
+NFS4_OP_DECL(open_downgrade);
+NFS4_OP_DECL(putfh);
+NFS4_OP_DECL(putpubfh);
+NFS4_OP_DECL(putrootfh);
+NFS4_OP_DECL(read);
+NFS4_OP_DECL(readdir);
+NFS4_OP_DECL(readlink);
+NFS4_OP_DECL(remove);
+NFS4_OP_DECL(rename);
+NFS4_OP_DECL(renew);
+NFS4_OP_DECL(restorefh);
+NFS4_OP_DECL(savefh);
+NFS4_OP_DECL(secinfo);
+NFS4_OP_DECL(setattr);
+NFS4_OP_DECL(setclientid);
+NFS4_OP_DECL(setclientid_confirm);
+NFS4_OP_DECL(verify);
+NFS4_OP_DECL(write);
+NFS4_OP_DECL(release_lockowner);
+NFS4_OP_DECL(backchannel_ctl);
+NFS4_OP_DECL(bind_conn_to_session);
+NFS4_OP_DECL(exchange_id);
+NFS4_OP_DECL(create_session);
+NFS4_OP_DECL(destroy_session);
+NFS4_OP_DECL(free_stateid);
+NFS4_OP_DECL(get_dir_delegation);
+NFS4_OP_DECL(getdeviceinfo);
+NFS4_OP_DECL(getdevicelist);
+NFS4_OP_DECL(layoutcommit);
+NFS4_OP_DECL(layoutget);
+NFS4_OP_DECL(layoutreturn);
+NFS4_OP_DECL(secinfo_no_name);
+NFS4_OP_DECL(sequence);
+NFS4_OP_DECL(set_ssv);
+NFS4_OP_DECL(test_stateid);
+NFS4_OP_DECL(want_delegation);
+NFS4_OP_DECL(destroy_clientid);
+NFS4_OP_DECL(reclaim_complete);
+NFS4_OP_DECL(allocate);
+NFS4_OP_DECL(copy);
+NFS4_OP_DECL(copy_notify);
+NFS4_OP_DECL(deallocate);
+NFS4_OP_DECL(io_advise);
+NFS4_OP_DECL(layouterror);
+NFS4_OP_DECL(layoutstats);
+NFS4_OP_DECL(offload_cancel);
+NFS4_OP_DECL(offload_status);
+NFS4_OP_DECL(read_plus);
+NFS4_OP_DECL(seek);
+NFS4_OP_DECL(write_same);
+NFS4_OP_DECL(clone);
 
-/*
- * &weak_undefined is NULL; taken through a macro so each row is one line.
- * A designated initializer cannot be parenthesized.
- */
+/* A designated initializer cannot be parenthesized. */
 /* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define NFS4_OP_ROW(NAME, name) [OP_##NAME] = &nfs4_op_desc_##name
 

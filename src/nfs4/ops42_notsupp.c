@@ -3,7 +3,8 @@
  * NFSv4.2 operations nasd does not offer (RFC 7862): WRITE_SAME (§15.12,
  * application data blocks), LAYOUTERROR and LAYOUTSTATS (§15.6, §15.7,
  * pNFS, which nasd does not serve yet). Their arguments are decoded in
- * full, so malformed ones are still BADXDR, and then they answer NOTSUPP.
+ * full, so malformed ones are still BADXDR, then COMPOUND's prechecks
+ * run, and then nfs4_op_notsupp() answers NOTSUPP.
  */
 #include "nfs4/compound.h"
 #include "nfs4/nfs4_xdr.h"
@@ -107,12 +108,6 @@ static bool nfs4_dec_LAYOUTSTATS4args(struct xdr_buf *x, void *p)
 	       xdr_dec_opaque_fixed(x, a->lsa_deviceid, NFS4_DEVICEID4_SIZE) &&
 	       xdr_dec_u32(x, &a->lou_type) &&
 	       nfs4_dec_opaque(x, &a->lou_body, UINT32_MAX);
-}
-
-/* nfs4_op_notsupp() - the handler of every operation in this file. */
-static uint32_t nfs4_op_notsupp(struct nfs4_compound *c, void *args, void *res)
-{
-	return NFS4ERR_NOTSUPP;
 }
 
 const struct nfs4_op nfs4_op_desc_write_same = {

@@ -1,15 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * Operations nasd answers with NFS4ERR_NOTSUPP (RFC 8881 §18.17 OPENATTR:
- * no named attributes; §18.40-§18.44 pNFS device and layout operations:
- * no layout types are offered, fs_layout_type is empty). NOTSUPP ends
- * the COMPOUND, so their arguments need no decoding.
+ * The NFSv4.0 and 4.1 operations nasd answers with NFS4ERR_NOTSUPP, each
+ * a decision written down here rather than a hole in the op table:
+ *
+ * - OPENATTR (RFC 8881 §18.17): no named attributes (named_attr is
+ *   false).
+ * - GETDEVICEINFO, GETDEVICELIST, LAYOUTCOMMIT, LAYOUTGET, LAYOUTRETURN
+ *   (§18.40-§18.44): no pNFS; no layout type is offered, fs_layout_types
+ *   is empty.
+ * - GET_DIR_DELEGATION (§18.39), WANT_DELEGATION (§18.49): nasd grants no
+ *   delegations.
+ * - SET_SSV (§18.47): EXCHANGE_ID offers no SP4_SSV state protection,
+ *   so there is no SSV to set.
+ *
+ * NOTSUPP ends the COMPOUND, so none of their arguments are decoded. The
+ * first group still goes through COMPOUND's prechecks (a current
+ * filehandle, SEQUENCE first in 4.1) before its handler says NOTSUPP;
+ * the delegation and SSV operations have no handler and are answered
+ * NOTSUPP before any check (compound_step()), as they always were.
  */
 
 #include "nfs4/nfs4_int.h"
 
-static uint32_t nfs4_op_notsupp(struct nfs4_compound *c, void *args,
-				void *res)
+/** nfs4_op_notsupp() - NFS4ERR_NOTSUPP; see compound.h. */
+uint32_t nfs4_op_notsupp(struct nfs4_compound *c, void *args, void *res)
 {
 	return NFS4ERR_NOTSUPP;
 }
@@ -60,4 +74,29 @@ const struct nfs4_op nfs4_op_desc_layoutreturn = {
 	.minor_max = 255,
 	.flags = NFS4_OP_NEEDS_FH,
 	.handle = nfs4_op_notsupp,
+};
+
+/* No handler: NOTSUPP before any precheck, so no flags either. */
+const struct nfs4_op nfs4_op_desc_get_dir_delegation = {
+	.name = "GET_DIR_DELEGATION",
+	.minor_min = 1,
+	.minor_max = 255,
+	.flags = 0,
+	.handle = NULL,
+};
+
+const struct nfs4_op nfs4_op_desc_set_ssv = {
+	.name = "SET_SSV",
+	.minor_min = 1,
+	.minor_max = 255,
+	.flags = 0,
+	.handle = NULL,
+};
+
+const struct nfs4_op nfs4_op_desc_want_delegation = {
+	.name = "WANT_DELEGATION",
+	.minor_min = 1,
+	.minor_max = 255,
+	.flags = 0,
+	.handle = NULL,
 };
