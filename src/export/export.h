@@ -88,7 +88,11 @@ int export_parse_spec(struct export_table *t, const char *spec, char *err,
 
 struct export_table *export_table_new(void);
 
-/* export_table_open() - open every export's vfs root; -errno on failure. */
+/*
+ * export_table_open() - open every export's vfs root (reusing the live
+ * table's for the same path and id) and then give each its io=; -errno
+ * on failure, with nothing changed in the live table's vfs exports.
+ */
 int export_table_open(struct export_table *t, char *err, size_t errlen);
 void export_table_free(struct export_table *t);
 

@@ -196,8 +196,14 @@ int export_table_open(struct export_table *t, char *err, size_t errlen)
 			}
 			return ret;
 		}
-		vfs_export_set_io(e->vex, e->wide.io);
 	}
+	/*
+	 * Only once every root is open: a vfs export reused from the live
+	 * table changes for it too, so a reload that fails must not have
+	 * touched it.
+	 */
+	for (uint32_t i = 0; i < t->nexports; i++)
+		vfs_export_set_io(t->exports[i].vex, t->exports[i].wide.io);
 	return 0;
 }
 

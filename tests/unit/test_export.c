@@ -536,6 +536,46 @@ static void test_live_table(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A reload reuses the live vfs export of a path; if another export of
+ * the new table cannot be opened, the live one keeps its io=.
+ */
+static void test_reload_fail_keeps_io(void **state)
+{
+	char dir[] = "/tmp/nasd-exp-XXXXXX", spec[64], err[256];
+	struct export_table *t1 = export_table_new(), *t2;
+	struct vfs_export *vex;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(spec, sizeof(spec), "%s:rw,io=buffered", dir);
+	assert_int_equal(export_parse_spec(t1, spec, err, sizeof(err)), 0);
+	assert_int_equal(export_table_open(t1, err, sizeof(err)), 0);
+	vex = t1->exports[0].vex;
+	assert_int_equal(vfs_export_io(vex), VFS_IO_BUFFERED);
+	export_table_install(t1);
+
+	t2 = export_table_new();
+	snprintf(spec, sizeof(spec), "%s:rw,io=direct", dir);
+	assert_int_equal(export_parse_spec(t2, spec, err, sizeof(err)), 0);
+	assert_int_equal(
+		export_parse_spec(t2, "/nonexistent-nasd:ro", err, sizeof(err)),
+		0);
+	assert_true(export_table_open(t2, err, sizeof(err)) < 0);
+	assert_int_equal(vfs_export_io(vex), VFS_IO_BUFFERED);
+	export_table_free(t2);
+
+	/* The same reload without the missing export changes it. */
+	t2 = export_table_new();
+	assert_int_equal(export_parse_spec(t2, spec, err, sizeof(err)), 0);
+	assert_int_equal(export_table_open(t2, err, sizeof(err)), 0);
+	assert_ptr_equal(t2->exports[0].vex, vex);
+	assert_int_equal(vfs_export_io(vex), VFS_IO_DIRECT);
+	export_table_install(t2);
+	export_table_install(NULL);
+	assert_null(export_table_current());
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_parse_spec_export_wide),
 		cmocka_unit_test(test_map_cred),
 		cmocka_unit_test(test_live_table),
+		cmocka_unit_test(test_reload_fail_keeps_io),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
