@@ -22,20 +22,24 @@ enum export_squash {
 	EXPORT_ALL_SQUASH,
 };
 
-/* Data path for READ/WRITE (DESIGN.md §4): io=buffered|direct|auto. */
-enum export_io {
-	EXPORT_IO_AUTO = 0,       /* default */
-	EXPORT_IO_BUFFERED,
-	EXPORT_IO_DIRECT,
-};
-
+/* Client options: each client spec has its own. */
 struct export_opts {
 	bool rw;                  /* default ro, as exports(5) */
 	enum export_squash squash;
 	uint32_t anonuid;         /* default 65534 */
 	uint32_t anongid;         /* default 65534 */
 	bool secure;              /* default insecure */
-	enum export_io io;        /* default auto */
+};
+
+/*
+ * Export-wide options (DESIGN.md §5): one value for the whole export,
+ * however many client specs it has. They may be written in the path's
+ * option list or in any client spec's; the parser refuses two different
+ * values for one export.
+ */
+struct export_wide {
+	int64_t fsid;             /* fsid=; -1: not given (id = path hash) */
+	enum vfs_io io;           /* io=, default auto (DESIGN.md §4) */
 	/* NFSv4: where the export appears in the pseudo-fs ("" = its own
 	 * path), from the pseudo=/path option, canonical */
 	char pseudo[128];
@@ -53,6 +57,7 @@ struct export_client {
 struct export {
 	char *path;               /* canonical absolute path */
 	uint32_t id;              /* fsid= or a stable hash of the path */
+	struct export_wide wide;
 	uint32_t nclients;
 	struct export_client *clients; /* first match wins */
 	struct vfs_export *vex;   /* opened by export_table_open() */
@@ -65,22 +70,30 @@ struct export_table {
 };
 
 /*
- * export_parse_file() - parse an exports(5) file. On error returns -EINVAL
- * and writes "file:line: reason" into @err; nothing is half-built.
+ * export_parse_file() - parse an exports(5) file into a new table (*@out,
+ * the caller's). Export-wide options end up in struct export_wide, client
+ * options in each client spec. On error returns -EINVAL and writes
+ * "file:line: reason" into @err (e.g. two client specs of one export
+ * with different io=); nothing is half-built.
  */
 int export_parse_file(const char *file, struct export_table **out,
 		      char *err, size_t errlen);
 
 /*
  * export_parse_spec() - add "PATH[:OPTIONS]" (command line) to @t, for all
- * clients ("*"). Same errors as the file parser.
+ * clients ("*"); OPTIONS may hold client and export-wide options. Same
+ * errors as the file parser, as "--export: reason".
  */
 int export_parse_spec(struct export_table *t, const char *spec, char *err,
 		      size_t errlen);
 
 struct export_table *export_table_new(void);
 
-/* export_table_open() - open every export's vfs root; -errno on failure. */
+/*
+ * export_table_open() - open every export's vfs root (reusing the live
+ * table's for the same path and id) and then give each its io=; -errno
+ * on failure, with nothing changed in the live table's vfs exports.
+ */
 int export_table_open(struct export_table *t, char *err, size_t errlen);
 void export_table_free(struct export_table *t);
 

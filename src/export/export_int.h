@@ -16,13 +16,14 @@ int export_err(const struct export_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * export_add() - append an export to @t, checking for a duplicate path
- * and an export id collision. Takes ownership of @path and @clients
- * (freed on error). @fsid < 0: none given, the id is the path hash.
+ * export_add() - append an export to @t with the export-wide options
+ * @wide (copied), checking for a duplicate path and an export id
+ * collision. Takes ownership of @path and @clients (freed on error).
+ * @wide->fsid < 0: none given, the id is the path hash.
  */
 int export_add(struct export_table *t, char *path,
-	       struct export_client *clients, uint32_t nclients, int64_t fsid,
-	       const struct export_ctx *c);
+	       struct export_client *clients, uint32_t nclients,
+	       const struct export_wide *wide, const struct export_ctx *c);
 
 /* export_path_hash() - the stable 32-bit id of a canonical path. */
 uint32_t export_path_hash(const char *path);

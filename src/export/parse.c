@@ -14,10 +14,21 @@
  * prefix may be a dotted netmask). Host names, wildcards and netgroups
  * are refused: nasd resolves no names. Any error fails the whole parse
  * with "FILE:LINE: reason" (LINE is where the logical line starts).
+ *
+ * Client options (rw, squash, anonuid, secure, ...) belong to the client
+ * spec they are written in. Export-wide options (wide_opts[]: fsid=, io=,
+ * pseudo=) belong to the export: written in the path's list or in any
+ * client spec's, they hold for every client, and two places of one
+ * export that give different values fail the parse. A path list of
+ * export-wide options only, followed by client specs, adds no "*" client:
+ *
+ *   /srv/data(io=direct) 10.0.0.0/8(rw)   (10.0.0.0/8 only, io=direct)
+ *   /srv/data 10.0.0.0/8(rw,io=direct) *(ro,io=buffered)   (an error)
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +39,12 @@
 
 #define EXPORTS_FILE_MAX (4u << 20)
 
+/* The client options of one option list as it is parsed. */
 struct opt_state {
 	bool root_squash;
 	bool all_squash;
+	bool client_set; /* a client option was given */
 	struct export_opts o;
-	int64_t fsid; /* -1: not given */
 };
 
 static void opts_default(struct opt_state *s)
@@ -43,8 +55,6 @@ static void opts_default(struct opt_state *s)
 	s->o.anonuid = 65534;
 	s->o.anongid = 65534;
 	s->o.secure = false;
-	s->o.io = EXPORT_IO_AUTO;
-	s->fsid = -1;
 }
 
 static void opts_finish(struct opt_state *s)
@@ -74,6 +84,160 @@ static bool parse_u32(const char *s, uint32_t *out)
 	return true;
 }
 
+static int wide_parse_fsid(struct export_wide *w, const char *val,
+			   const struct export_ctx *c)
+{
+	uint32_t v;
+
+	/* fsid=0 (or root): the NFSv4 pseudo-root, kept as id 0. */
+	if (strcmp(val, "root") == 0)
+		v = 0;
+	else if (!parse_u32(val, &v))
+		return export_err(c, "bad fsid value '%s' (a number is needed)",
+				  val);
+	w->fsid = v;
+	return 0;
+}
+
+static int wide_parse_io(struct export_wide *w, const char *val,
+			 const struct export_ctx *c)
+{
+	static const struct {
+		const char *name;
+		enum vfs_io io;
+	} modes[] = {
+		{"auto", VFS_IO_AUTO},
+		{"buffered", VFS_IO_BUFFERED},
+		{"direct", VFS_IO_DIRECT},
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcmp(val, modes[i].name) == 0) {
+			w->io = modes[i].io;
+			return 0;
+		}
+	}
+	return export_err(c, "bad io value '%s' (buffered, direct or auto)",
+			  val);
+}
+
+static int wide_parse_pseudo(struct export_wide *w, const char *val,
+			     const struct export_ctx *c)
+{
+	char norm[VFS_PATH_MAX];
+
+	/* NFSv4 pseudo-fs location: absolute, canonical, no "..". */
+	if (val[0] != '/' ||
+	    export_path_normalize(val, strlen(val), norm) < 0 ||
+	    strlen(norm) >= sizeof(w->pseudo))
+		return export_err(c, "bad pseudo path '%s'", val);
+	memcpy(w->pseudo, norm, strlen(norm) + 1);
+	return 0;
+}
+
+/*
+ * Export-wide options, one row each (smb= will be one more): .parse sets
+ * the option's field of struct export_wide from the value as written;
+ * two places of one export agree when the field's bytes are equal (so
+ * fsid=0 and fsid=root, or pseudo=/a/ and pseudo=/a, agree).
+ */
+struct wide_opt {
+	const char *name;
+	int (*parse)(struct export_wide *w, const char *val,
+		     const struct export_ctx *c);
+	size_t off; /* the field in struct export_wide */
+	size_t size;
+};
+
+#define WIDE_FIELD(f)                                                          \
+	.off = offsetof(struct export_wide, f),                                \
+	.size = sizeof(((struct export_wide *)NULL)->f)
+
+static const struct wide_opt wide_opts[] = {
+	{
+		.name = "fsid",
+		.parse = wide_parse_fsid,
+		WIDE_FIELD(fsid),
+	},
+	{
+		.name = "io",
+		.parse = wide_parse_io,
+		WIDE_FIELD(io),
+	},
+	{
+		.name = "pseudo",
+		.parse = wide_parse_pseudo,
+		WIDE_FIELD(pseudo),
+	},
+};
+
+#define WIDE_NOPTS (sizeof(wide_opts) / sizeof(wide_opts[0]))
+
+/* wide_state.from[] of a value written in the path's own option list. */
+static const char from_path[] = "the path's options";
+
+/* One export's export-wide options as its line (or spec) is parsed. */
+struct wide_state {
+	const char *path; /* canonical, for messages */
+	struct export_wide w;
+	/*
+	 * Per row of wide_opts[]: where the value was first given (a client
+	 * spec, or from_path; NULL: not yet) and the value as written there,
+	 * in the caller's line buffer, for the message when another place
+	 * differs.
+	 */
+	const char *from[WIDE_NOPTS];
+	const char *text[WIDE_NOPTS];
+};
+
+static void wide_init(struct wide_state *ws, const char *path)
+{
+	memset(ws, 0, sizeof(*ws));
+	ws->path = path;
+	ws->w.fsid = -1;
+	ws->w.io = VFS_IO_AUTO;
+}
+
+/*
+ * Export-wide option @row is @val in the option list of @from (a client
+ * spec, or from_path): the first value sets it, the same value again is
+ * fine, a different one is an error that names both places.
+ */
+static int wide_set(struct wide_state *ws, size_t row, const char *val,
+		    const char *from, const struct export_ctx *c)
+{
+	const struct wide_opt *wo = &wide_opts[row];
+	unsigned char *cur = (unsigned char *)&ws->w + wo->off;
+	const char *how = "for ", *where;
+	struct export_wide v;
+	int ret;
+
+	memset(&v, 0, sizeof(v));
+	ret = wo->parse(&v, val, c);
+	if (ret < 0)
+		return ret;
+	if (ws->from[row] == NULL) {
+		memcpy(cur, (unsigned char *)&v + wo->off, wo->size);
+		ws->from[row] = from;
+		ws->text[row] = val;
+		return 0;
+	}
+	if (memcmp(cur, (unsigned char *)&v + wo->off, wo->size) == 0)
+		return 0;
+	where = ws->from[row];
+	if (where == from) {
+		how = "earlier in the same options";
+		where = "";
+	} else if (where == from_path) {
+		how = "in ";
+	}
+	return export_err(c,
+			  "%s: conflicting %s values: %s=%s here but %s=%s "
+			  "%s%s (%s= applies to the whole export)",
+			  ws->path, wo->name, wo->name, val, wo->name,
+			  ws->text[row], how, where, wo->name);
+}
+
 /*
  * Options knfsd knows that need nothing from nasd: sync/async and
  * wdelay/no_wdelay concern knfsd's write gathering (nasd honours each
@@ -99,14 +263,19 @@ static int opt_flag(struct opt_state *s, const char *name)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++)
-		if (strcmp(name, ignored_opts[i]) == 0)
+	/* Per client in knfsd: they count as client options. */
+	for (i = 0; i < sizeof(ignored_opts) / sizeof(ignored_opts[0]); i++) {
+		if (strcmp(name, ignored_opts[i]) == 0) {
+			s->client_set = true;
 			return 0;
+		}
+	}
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(name, flags[i].name) == 0)
 			break;
 	if (i == sizeof(flags) / sizeof(flags[0]))
 		return -ENOENT;
+	s->client_set = true;
 	switch (flags[i].what) {
 	case 1:
 	case 2:
@@ -127,7 +296,9 @@ static int opt_flag(struct opt_state *s, const char *name)
 	return 0;
 }
 
-static int opt_value(struct opt_state *s, const char *name, const char *val,
+/* "NAME=VAL" in the option list of @from (see wide_set()). */
+static int opt_value(struct opt_state *s, struct wide_state *ws,
+		     const char *from, const char *name, const char *val,
 		     const struct export_ctx *c)
 {
 	uint32_t v;
@@ -139,51 +310,21 @@ static int opt_value(struct opt_state *s, const char *name, const char *val,
 			s->o.anonuid = v;
 		else
 			s->o.anongid = v;
+		s->client_set = true;
 		return 0;
 	}
-	if (strcmp(name, "fsid") == 0) {
-		/* fsid=0 (or root): the NFSv4 pseudo-root, kept as id 0. */
-		if (strcmp(val, "root") == 0)
-			v = 0;
-		else if (!parse_u32(val, &v))
-			return export_err(c,
-					  "bad fsid value '%s' (a number "
-					  "is needed)",
-					  val);
-		s->fsid = v;
-		return 0;
-	}
-	if (strcmp(name, "pseudo") == 0) {
-		char norm[VFS_PATH_MAX];
-
-		/* NFSv4 pseudo-fs location: absolute, canonical, no "..". */
-		if (val[0] != '/' ||
-		    export_path_normalize(val, strlen(val), norm) < 0 ||
-		    strlen(norm) >= sizeof(s->o.pseudo))
-			return export_err(c, "bad pseudo path '%s'", val);
-		memcpy(s->o.pseudo, norm, strlen(norm) + 1);
-		return 0;
-	}
-	if (strcmp(name, "io") == 0) {
-		if (strcmp(val, "auto") == 0)
-			s->o.io = EXPORT_IO_AUTO;
-		else if (strcmp(val, "buffered") == 0)
-			s->o.io = EXPORT_IO_BUFFERED;
-		else if (strcmp(val, "direct") == 0)
-			s->o.io = EXPORT_IO_DIRECT;
-		else
-			return export_err(c,
-					  "bad io value '%s' (buffered, "
-					  "direct or auto)",
-					  val);
-		return 0;
-	}
+	for (size_t i = 0; i < WIDE_NOPTS; i++)
+		if (strcmp(name, wide_opts[i].name) == 0)
+			return wide_set(ws, i, val, from, c);
 	return -ENOENT;
 }
 
-/* Apply the comma-separated @list (modified in place) to @s. */
-static int opts_apply(struct opt_state *s, char *list,
-		      const struct export_ctx *c)
+/*
+ * Apply the comma-separated @list (modified in place; export-wide values
+ * in @ws point into it) of @from to @s and @ws.
+ */
+static int opts_apply(struct opt_state *s, struct wide_state *ws,
+		      const char *from, char *list, const struct export_ctx *c)
 {
 	char *item, *eq;
 	int ret;
@@ -196,7 +337,7 @@ static int opts_apply(struct opt_state *s, char *list,
 		eq = strchr(item, '=');
 		if (eq != NULL) {
 			*eq = '\0';
-			ret = opt_value(s, item, eq + 1, c);
+			ret = opt_value(s, ws, from, item, eq + 1, c);
 			*eq = '=';
 		} else {
 			ret = opt_flag(s, item);
@@ -284,44 +425,60 @@ static int parse_host(const char *host, struct export_client *cl,
 }
 
 /*
+ * Cut "TEXT(OPTS)" (@paren: its first unquoted '(') at the '(' and give
+ * OPTS, checking the parentheses.
+ */
+static int opts_split(const char *tok, char *paren, char **opts,
+		      const struct export_ctx *c)
+{
+	size_t len = strlen(paren);
+
+	if (len < 2 || paren[len - 1] != ')')
+		return export_err(c, "missing ')' in '%s'", tok);
+	paren[len - 1] = '\0';
+	*paren = '\0';
+	*opts = paren + 1;
+	if (strpbrk(*opts, "()") != NULL)
+		return export_err(c, "unbalanced parentheses in '%s'", tok);
+	return 0;
+}
+
+/* @cl is "*" with the client options @o. */
+static void client_set_all(struct export_client *cl,
+			   const struct export_opts *o)
+{
+	memcpy(cl->spec, "*", sizeof("*"));
+	cl->family = AF_UNSPEC;
+	cl->opts = *o;
+}
+
+/*
  * One client token "HOST(OPTS)", "HOST" or "(OPTS)" (@paren: its first
- * unquoted '(' or NULL). Updates *@fsid, refusing conflicting values.
+ * unquoted '(' or NULL); its export-wide options go to @ws.
  */
 static int parse_client(char *tok, char *paren, struct export_client *cl,
-			int64_t *fsid, const struct export_ctx *c)
+			struct wide_state *ws, const struct export_ctx *c)
 {
 	struct opt_state s;
 	char *opts = NULL;
-	size_t len;
 	int ret;
 
 	opts_default(&s);
 	if (paren != NULL) {
-		len = strlen(paren);
-		if (len < 2 || paren[len - 1] != ')')
-			return export_err(c, "missing ')' in '%s'", tok);
-		paren[len - 1] = '\0';
-		*paren = '\0';
-		opts = paren + 1;
-		if (strpbrk(opts, "()") != NULL)
-			return export_err(c, "unbalanced parentheses in '%s'",
-					  tok);
+		ret = opts_split(tok, paren, &opts, c);
+		if (ret < 0)
+			return ret;
 	}
 	ret = parse_host(tok, cl, c);
 	if (ret < 0)
 		return ret;
 	if (opts != NULL) {
-		ret = opts_apply(&s, opts, c);
+		ret = opts_apply(&s, ws, cl->spec, opts, c);
 		if (ret < 0)
 			return ret;
 	}
 	opts_finish(&s);
 	cl->opts = s.o;
-	if (s.fsid >= 0) {
-		if (*fsid >= 0 && *fsid != s.fsid)
-			return export_err(c, "conflicting fsid values");
-		*fsid = s.fsid;
-	}
 	return 0;
 }
 
@@ -396,8 +553,8 @@ static int parse_line(struct export_table *t, char *line,
 	struct export_client *clients = NULL;
 	char norm[VFS_PATH_MAX];
 	struct token *toks = NULL;
+	struct wide_state ws;
 	uint32_t ntok = 0, ncl = 0;
-	int64_t fsid = -1;
 	char *path, *path_opts = NULL;
 	int ret;
 
@@ -409,22 +566,12 @@ static int parse_line(struct export_table *t, char *line,
 
 	path = toks[0].text;
 	if (toks[0].paren != NULL) {
-		/* "PATH(OPTS)": options for every client. */
-		path_opts = toks[0].paren;
-		if (path_opts == path) {
+		/* "PATH(OPTS)": cut the path at its '('. */
+		if (toks[0].paren == path) {
 			ret = export_err(c, "missing export path");
 			goto out_free;
 		}
-	}
-	clients = calloc(ntok + 1, sizeof(*clients));
-	if (clients == NULL) {
-		ret = export_err(c, "out of memory");
-		goto out_free;
-	}
-	if (path_opts != NULL) {
-		/* Cuts the path token at its '(' as it parses the options. */
-		ret = parse_client(path_opts, path_opts, &clients[ncl++], &fsid,
-				   c);
+		ret = opts_split(path, toks[0].paren, &path_opts, c);
 		if (ret < 0)
 			goto out_free;
 	}
@@ -436,9 +583,31 @@ static int parse_line(struct export_table *t, char *line,
 		ret = export_err(c, "bad export path '%s'", path);
 		goto out_free;
 	}
+	wide_init(&ws, norm);
+	clients = calloc(ntok + 1, sizeof(*clients));
+	if (clients == NULL) {
+		ret = export_err(c, "out of memory");
+		goto out_free;
+	}
+	if (path_opts != NULL) {
+		struct opt_state s;
+
+		opts_default(&s);
+		ret = opts_apply(&s, &ws, from_path, path_opts, c);
+		if (ret < 0)
+			goto out_free;
+		opts_finish(&s);
+		/*
+		 * Client options there are those of every client ("*", first
+		 * in the list); export-wide ones alone must not open the
+		 * export to everyone ahead of the client specs that follow.
+		 */
+		if (s.client_set || ntok == 1)
+			client_set_all(&clients[ncl++], &s.o);
+	}
 	for (uint32_t i = 1; i < ntok; i++) {
 		ret = parse_client(toks[i].text, toks[i].paren, &clients[ncl++],
-				   &fsid, c);
+				   &ws, c);
 		if (ret < 0)
 			goto out_free;
 	}
@@ -448,9 +617,7 @@ static int parse_line(struct export_table *t, char *line,
 
 		opts_default(&s);
 		opts_finish(&s);
-		strcpy(clients[0].spec, "*");
-		clients[0].family = AF_UNSPEC;
-		clients[0].opts = s.o;
+		client_set_all(&clients[0], &s.o);
 		ncl = 1;
 		log_warn("%s:%u: no client given for %s: exporting to all "
 			 "clients with default options (ro,root_squash)",
@@ -462,7 +629,7 @@ static int parse_line(struct export_table *t, char *line,
 		free(clients);
 		return export_err(c, "out of memory");
 	}
-	return export_add(t, path, clients, ncl, fsid, c);
+	return export_add(t, path, clients, ncl, &ws.w, c);
 
 out_free:
 	free(clients);
@@ -617,11 +784,12 @@ int export_parse_spec(struct export_table *t, const char *spec, char *err,
 		.err = err,
 		.errlen = errlen,
 	};
-	struct export_client *cl;
+	struct export_client *cl = NULL;
+	struct wide_state ws;
 	struct opt_state s;
 	char norm[VFS_PATH_MAX];
 	const char *colon;
-	char *opts = NULL, *path;
+	char *opts = NULL, *path = NULL;
 	size_t plen;
 	int ret;
 
@@ -636,26 +804,31 @@ int export_parse_spec(struct export_table *t, const char *spec, char *err,
 				  spec);
 	if (plen >= VFS_PATH_MAX || export_path_normalize(spec, plen, norm) < 0)
 		return export_err(&c, "bad export path '%s'", spec);
+	wide_init(&ws, norm);
 	opts_default(&s);
 	if (colon != NULL) {
+		/* OPTS are the path's own list: for every client. */
 		opts = strdup(colon + 1);
 		if (opts == NULL)
 			return export_err(&c, "out of memory");
-		ret = opts_apply(&s, opts, &c);
-		free(opts);
+		ret = opts_apply(&s, &ws, from_path, opts, &c);
 		if (ret < 0)
-			return ret;
+			goto out_free;
 	}
 	opts_finish(&s);
 	cl = calloc(1, sizeof(*cl));
 	path = strdup(norm);
 	if (cl == NULL || path == NULL) {
-		free(cl);
-		free(path);
-		return export_err(&c, "out of memory");
+		ret = export_err(&c, "out of memory");
+		goto out_free;
 	}
-	strcpy(cl->spec, "*");
-	cl->family = AF_UNSPEC;
-	cl->opts = s.o;
-	return export_add(t, path, cl, 1, s.fsid, &c);
+	client_set_all(cl, &s.o);
+	free(opts);
+	return export_add(t, path, cl, 1, &ws.w, &c);
+
+out_free:
+	free(cl);
+	free(path);
+	free(opts);
+	return ret;
 }

@@ -101,14 +101,14 @@ static void export_release(struct export *e)
 }
 
 int export_add(struct export_table *t, char *path,
-	       struct export_client *clients, uint32_t nclients, int64_t fsid,
-	       const struct export_ctx *c)
+	       struct export_client *clients, uint32_t nclients,
+	       const struct export_wide *wide, const struct export_ctx *c)
 {
 	struct export *arr, *e;
 	uint32_t id;
 	int ret;
 
-	id = fsid >= 0 ? (uint32_t)fsid : export_path_hash(path);
+	id = wide->fsid >= 0 ? (uint32_t)wide->fsid : export_path_hash(path);
 	for (uint32_t i = 0; i < t->nexports; i++) {
 		if (strcmp(t->exports[i].path, path) == 0) {
 			ret = export_err(c, "duplicate export '%s'", path);
@@ -132,6 +132,7 @@ int export_add(struct export_table *t, char *path,
 	memset(e, 0, sizeof(*e));
 	e->path = path;
 	e->id = id;
+	e->wide = *wide;
 	e->nclients = nclients;
 	e->clients = clients;
 	return 0;
@@ -149,13 +150,6 @@ struct export_table *export_table_new(void)
 	if (t != NULL)
 		t->refs = 1;
 	return t;
-}
-
-static enum vfs_io vfs_io_of(enum export_io io)
-{
-	if (io == EXPORT_IO_DIRECT)
-		return VFS_IO_DIRECT;
-	return io == EXPORT_IO_BUFFERED ? VFS_IO_BUFFERED : VFS_IO_AUTO;
 }
 
 /*
@@ -202,11 +196,14 @@ int export_table_open(struct export_table *t, char *err, size_t errlen)
 			}
 			return ret;
 		}
-		/* io= is per export; the first client spec's value rules. */
-		if (e->nclients > 0)
-			vfs_export_set_io(e->vex,
-					  vfs_io_of(e->clients[0].opts.io));
 	}
+	/*
+	 * Only once every root is open: a vfs export reused from the live
+	 * table changes for it too, so a reload that fails must not have
+	 * touched it.
+	 */
+	for (uint32_t i = 0; i < t->nexports; i++)
+		vfs_export_set_io(t->exports[i].vex, t->exports[i].wide.io);
 	return 0;
 }
 

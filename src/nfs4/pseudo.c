@@ -167,16 +167,10 @@ static int node_add_under(struct nfs4_pseudo_node *n, struct export *e)
 	return 0;
 }
 
-/* Where @e appears: its pseudo= option (first client that has one) or
- * its own path. */
+/* Where @e appears: its pseudo= option (export-wide) or its own path. */
 static const char *export_pseudo_path(const struct export *e)
 {
-	uint32_t i;
-
-	for (i = 0; i < e->nclients; i++)
-		if (e->clients[i].opts.pseudo[0])
-			return e->clients[i].opts.pseudo;
-	return e->path;
+	return e->wide.pseudo[0] ? e->wide.pseudo : e->path;
 }
 
 static int tree_add_export(struct nfs4_pseudo *p, struct export *e)

@@ -8,8 +8,9 @@
  * message, or gives a table whose every export has an absolute path and
  * at least one client, every client a NUL-terminated spec, a known
  * address family and a prefix within it, and options within their
- * ranges; export_match_client() runs over it for a v4 and a v6 peer.
- * Then the table is freed (LeakSanitizer checks the parser's unwinding).
+ * ranges (the export-wide ones too: io=, a canonical pseudo=, the id
+ * that fsid= gave); export_match_client() runs over it for a v4 and a v6
+ * peer. Then the table is freed (LeakSanitizer checks the parser's unwinding).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -65,8 +66,13 @@ static void check_table(const struct export_table *t)
 			FUZZ_CHECK(c->prefix <=
 				   (c->family == AF_INET6 ? 128u : 32u));
 			FUZZ_CHECK(c->opts.squash <= EXPORT_ALL_SQUASH);
-			FUZZ_CHECK(c->opts.io <= EXPORT_IO_DIRECT);
 		}
+		FUZZ_CHECK(e->wide.io == VFS_IO_AUTO ||
+			   e->wide.io == VFS_IO_BUFFERED ||
+			   e->wide.io == VFS_IO_DIRECT);
+		FUZZ_CHECK(memchr(e->wide.pseudo, 0, sizeof(e->wide.pseudo)));
+		FUZZ_CHECK(!e->wide.pseudo[0] || e->wide.pseudo[0] == '/');
+		FUZZ_CHECK(e->wide.fsid < 0 || e->id == (uint32_t)e->wide.fsid);
 		o = export_match_client(e, (const struct sockaddr *)&sin);
 		FUZZ_CHECK(!o || o->squash <= EXPORT_ALL_SQUASH);
 		o = export_match_client(e, (const struct sockaddr *)&sin6);

@@ -219,6 +219,12 @@ def exports_seeds():
                     "/srv/y *(insecure,async,wdelay,fsid=root,io=buffered,"
                     "no_all_squash,root_squash)\n"),
         "bad": "/srv/z host.example.com(rw)\n",
+        # export-wide options in the path's list and in client specs, the
+        # same value twice, and (last line) two values: a conflict
+        "export-wide": ("/srv/w(io=direct,pseudo=/pub/w) 10.0.0.0/8(rw) "
+                        "*(ro,io=direct,fsid=3)\n"
+                        "/srv/v(fsid=4)\n"
+                        "/srv/c 1.1.1.1(io=auto) *(io=buffered)\n"),
     }
 
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # exports(5) config file: client matching by address/CIDR/wildcard, comments,
 # and reload on SIGHUP (new export appears, removed export disappears, a
-# broken file keeps the old table) without restarting the process.
+# broken file or one with two io= values for one export keeps the old
+# table) without restarting the process.
 # usage: test_config.sh NASD HANDLE_TOOL
 NASD=${1:?usage: $0 NASD HANDLE_TOOL}
 HT=${2:?usage: $0 NASD HANDLE_TOOL}
@@ -59,6 +60,26 @@ sleep 1
 kill -0 "$pid" 2>/dev/null && t_ok "bad_config_reload_survives" ||
 	t_fail "bad_config_reload_survives" "nasd died on a bad config"
 t_eq "bad_config_keeps_old_table" MNT3_OK "$(mnt "$B")"
+
+# io= is export-wide: a reload whose client specs of one export give it two
+# values is refused with FILE:LINE, and the previous table stays
+cat >"$CONF" <<EOC
+$B 127.0.0.0/8(rw)
+$A 127.0.0.1(rw,io=direct) *(ro,io=buffered)
+EOC
+kill -HUP "$NASD_PID"
+want="$(realpath "$CONF"):2: $A: conflicting io values: io=buffered here but io=direct for 127.0.0.1 (io= applies to the whole export)"
+got=
+for i in $(seq 1 50); do
+	got=$(grep -F -o "keeping the current exports: $want" "$NASD_LOG")
+	[ -n "$got" ] && break
+	sleep 0.1
+done
+t_eq "conflicting_io_reload_refused" "keeping the current exports: $want" "$got"
+t_eq "conflicting_io_keeps_old_table" MNT3_OK "$(mnt "$B")"
+not_ok "conflicting_io_adds_nothing" "$(mnt "$A")"
+kill -0 "$pid" 2>/dev/null && t_ok "conflicting_io_reload_survives" ||
+	t_fail "conflicting_io_reload_survives" "nasd died on the reload"
 
 nasd_stop
 t_finish

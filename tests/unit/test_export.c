@@ -106,7 +106,7 @@ static void test_parse_good(void **state)
 		"192.168.1.7(ro) *(ro,all_squash,anonuid=1000,anongid=100)"
 		" # trailing comment\n"
 		"\"/srv/my data\" ::1(rw,insecure,io=direct)  "
-		"2001:db8::/32(secure,io=buffered,fsid=7)\n"
+		"2001:db8::/32(secure,io=direct,fsid=7)\n"
 		"/srv/pub(ro,async,no_subtree_check,subtree_check,wdelay,"
 		"no_wdelay)\n"
 		"/srv/alone\n"
@@ -127,7 +127,9 @@ static void test_parse_good(void **state)
 	assert_true(e->clients[0].opts.rw);
 	assert_int_equal(e->clients[0].opts.squash, EXPORT_NO_ROOT_SQUASH);
 	assert_false(e->clients[0].opts.secure);
-	assert_int_equal(e->clients[0].opts.io, EXPORT_IO_AUTO);
+	assert_int_equal(e->wide.io, VFS_IO_AUTO);
+	assert_int_equal(e->wide.fsid, -1);
+	assert_string_equal(e->wide.pseudo, "");
 	assert_false(e->clients[1].opts.rw);
 	assert_int_equal(e->clients[1].opts.squash, EXPORT_ROOT_SQUASH);
 	assert_int_equal(e->clients[1].opts.anonuid, 65534);
@@ -152,9 +154,11 @@ static void test_parse_good(void **state)
 	assert_int_equal(e->id, 7);
 	assert_int_equal(e->clients[0].family, AF_INET6);
 	assert_int_equal(e->clients[0].prefix, 128);
-	assert_int_equal(e->clients[0].opts.io, EXPORT_IO_DIRECT);
+	/* io= is the export's: given by both client specs, the same. */
+	assert_int_equal(e->wide.io, VFS_IO_DIRECT);
+	assert_int_equal(e->wide.fsid, 7);
+	assert_false(e->clients[0].opts.secure);
 	assert_true(e->clients[1].opts.secure);
-	assert_int_equal(e->clients[1].opts.io, EXPORT_IO_BUFFERED);
 	assert_ptr_equal(match6(e, "::1"), &e->clients[0].opts);
 	assert_ptr_equal(match6(e, "2001:db8:ffff::1"), &e->clients[1].opts);
 	assert_null(match6(e, "2001:db9::1"));
@@ -276,9 +280,181 @@ static void test_parse_spec(void **state)
 	assert_true(t->exports[1].clients[0].opts.rw);
 	assert_int_equal(t->exports[1].clients[0].opts.squash,
 			 EXPORT_NO_ROOT_SQUASH);
-	assert_int_equal(t->exports[1].clients[0].opts.io, EXPORT_IO_DIRECT);
+	assert_int_equal(t->exports[1].wide.io, VFS_IO_DIRECT);
+	assert_int_equal(t->exports[0].wide.io, VFS_IO_AUTO);
 	assert_string_equal(t->exports[2].path, "/srv/x:y/z");
 	assert_non_null(match4(&t->exports[0], "8.8.8.8"));
+	export_table_free(t);
+}
+
+/*
+ * Export-wide options (io=, fsid=, pseudo=): one value per export, from
+ * the path's list or any client spec's; two different values fail with
+ * FILE:LINE and both places named.
+ */
+static void test_parse_export_wide(void **state)
+{
+	struct export_table *t;
+	const struct export *e;
+
+	parse_err("/a *(rw)\n\n/srv/data 10.0.0.0/8(rw,io=buffered) "
+		  "*(ro,io=direct)\n",
+		  3,
+		  "/srv/data: conflicting io values: io=direct here but "
+		  "io=buffered for 10.0.0.0/8 (io= applies to the whole "
+		  "export)");
+	parse_err("/a 1.1.1.1(fsid=5) *(fsid=6)\n", 1,
+		  "/a: conflicting fsid values: fsid=6 here but fsid=5 for "
+		  "1.1.1.1 (fsid= applies");
+	parse_err("/a *(rw)\n/b 1.1.1.1(ro,pseudo=/x) ::1(pseudo=/y)\n", 2,
+		  "/b: conflicting pseudo values: pseudo=/y here but "
+		  "pseudo=/x for 1.1.1.1 (pseudo= applies");
+	/* The path's list against a client spec, both orders of lines. */
+	parse_err("/a(io=direct) 10.0.0.1(rw,io=auto)\n", 1,
+		  "/a: conflicting io values: io=auto here but io=direct in "
+		  "the path's options");
+	parse_err("/a(fsid=3) \\\n  10.0.0.1(rw) *(fsid=4)\n", 1,
+		  "fsid=4 here but fsid=3 in the path's options");
+	parse_err("/a(pseudo=/p) *(pseudo=/q)\n", 1,
+		  "pseudo=/q here but pseudo=/p in the path's options");
+	/* One list: one value too. */
+	parse_err("/a *(io=direct,rw,io=buffered)\n", 1,
+		  "/a: conflicting io values: io=buffered here but io=direct "
+		  "earlier in the same options");
+	/* A conflict with the third spec, not only the first two. */
+	parse_err("/a 1.1.1.1(io=direct) 2.2.2.2(rw) 3.3.3.3(io=buffered)\n", 1,
+		  "io=buffered here but io=direct for 1.1.1.1");
+	/* A bad value in the path's list is reported as in a client's. */
+	parse_err("/a(io=mmap) *(rw)\n", 1, "bad io value 'mmap'");
+	parse_err("/a(pseudo=rel)\n", 1, "bad pseudo path 'rel'");
+
+	/* The same value twice (as written or canonically) is fine; client
+	 * options stay with their spec. */
+	t = parse_ok("/srv/same 1.1.1.1(rw,io=direct,pseudo=/p/,fsid=root) "
+		     "*(ro,all_squash,io=direct,pseudo=/p,fsid=0)\n");
+	e = &t->exports[0];
+	assert_int_equal(e->nclients, 2);
+	assert_int_equal(e->wide.io, VFS_IO_DIRECT);
+	assert_string_equal(e->wide.pseudo, "/p");
+	assert_int_equal(e->wide.fsid, 0);
+	assert_int_equal(e->id, 0);
+	assert_true(e->clients[0].opts.rw);
+	assert_int_equal(e->clients[0].opts.squash, EXPORT_ROOT_SQUASH);
+	assert_false(e->clients[1].opts.rw);
+	assert_int_equal(e->clients[1].opts.squash, EXPORT_ALL_SQUASH);
+	export_table_free(t);
+
+	t = parse_ok(
+		/* The path's list: for every client, and no "*" client of
+		 * its own when it holds export-wide options only. */
+		"/srv/x(io=direct,fsid=9) 10.0.0.0/8(rw) 192.168.0.1(ro)\n"
+		/* Alone: everyone, default client options, its io=. */
+		"/srv/y(io=buffered)\n"
+		/* Client options in the path's list are "*"'s, as before. */
+		"/srv/z(rw,io=direct) 10.0.0.1(ro)\n"
+		/* One client spec's io= is the whole export's. */
+		"/srv/w 10.0.0.1(rw) 10.0.0.2(ro,io=buffered) *(ro)\n"
+		"/srv/v(pseudo=/pub/v)\n");
+	assert_int_equal(t->nexports, 5);
+	e = &t->exports[0];
+	assert_int_equal(e->nclients, 2);
+	assert_string_equal(e->clients[0].spec, "10.0.0.0/8");
+	assert_string_equal(e->clients[1].spec, "192.168.0.1");
+	assert_int_equal(e->wide.io, VFS_IO_DIRECT);
+	assert_int_equal(e->id, 9);
+	assert_true(match4(e, "10.1.2.3")->rw);
+	assert_null(match4(e, "11.0.0.1"));
+	e = &t->exports[1];
+	assert_int_equal(e->nclients, 1);
+	assert_string_equal(e->clients[0].spec, "*");
+	assert_false(e->clients[0].opts.rw);
+	assert_int_equal(e->clients[0].opts.squash, EXPORT_ROOT_SQUASH);
+	assert_int_equal(e->wide.io, VFS_IO_BUFFERED);
+	assert_int_equal(e->wide.fsid, -1);
+	e = &t->exports[2];
+	assert_int_equal(e->nclients, 2);
+	assert_string_equal(e->clients[0].spec, "*");
+	assert_true(e->clients[0].opts.rw);
+	assert_false(e->clients[1].opts.rw);
+	assert_int_equal(e->wide.io, VFS_IO_DIRECT);
+	e = &t->exports[3];
+	assert_int_equal(e->nclients, 3);
+	assert_int_equal(e->wide.io, VFS_IO_BUFFERED);
+	assert_string_equal(t->exports[4].wide.pseudo, "/pub/v");
+	export_table_free(t);
+}
+
+/* The vfs export gets the export's io=, whichever client spec gave it. */
+static void test_export_wide_vfs_io(void **state)
+{
+	char dir[] = "/tmp/nasd-expio-XXXXXX", text[256], err[256];
+	struct export_table *t;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(text, sizeof(text),
+		 "%s 127.0.0.1(rw) 10.0.0.0/8(ro,io=direct) *(ro)\n", dir);
+	t = parse_ok(text);
+	assert_int_equal(t->exports[0].wide.io, VFS_IO_DIRECT);
+	assert_int_equal(export_table_open(t, err, sizeof(err)), 0);
+	assert_int_equal(vfs_export_io(t->exports[0].vex), VFS_IO_DIRECT);
+	export_table_free(t);
+
+	snprintf(text, sizeof(text), "%s(io=buffered) 127.0.0.1(rw)\n", dir);
+	t = parse_ok(text);
+	assert_int_equal(export_table_open(t, err, sizeof(err)), 0);
+	assert_int_equal(vfs_export_io(t->exports[0].vex), VFS_IO_BUFFERED);
+	export_table_free(t);
+
+	/* The command line: PATH:OPTS is the path's own list. */
+	t = export_table_new();
+	assert_non_null(t);
+	snprintf(text, sizeof(text), "%s:rw,io=direct", dir);
+	assert_int_equal(export_parse_spec(t, text, err, sizeof(err)), 0);
+	assert_int_equal(export_table_open(t, err, sizeof(err)), 0);
+	assert_int_equal(vfs_export_io(t->exports[0].vex), VFS_IO_DIRECT);
+	export_table_free(t);
+	rmdir(dir);
+}
+
+static void test_parse_spec_export_wide(void **state)
+{
+	struct export_table *t = export_table_new();
+	char err[512];
+
+	assert_non_null(t);
+	assert_int_equal(export_parse_spec(t,
+					   "/srv/io:io=buffered,rw,"
+					   "pseudo=/n/io/,fsid=12",
+					   err, sizeof(err)),
+			 0);
+	assert_int_equal(export_parse_spec(t, "/srv/twice:io=direct,io=direct",
+					   err, sizeof(err)),
+			 0);
+	assert_int_equal(export_parse_spec(t, "/srv/bad:io=direct,io=auto", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err,
+			    "--export: /srv/bad: conflicting io values: "
+			    "io=auto here but io=direct earlier in the same "
+			    "options (io= applies to the whole export)");
+	assert_int_equal(export_parse_spec(t, "/srv/bad:fsid=1,fsid=2", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--export: /srv/bad: conflicting fsid "
+				    "values: fsid=2 here but fsid=1"));
+	assert_int_equal(
+		export_parse_spec(t, "/srv/bad:io=fast", err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "--export: bad io value 'fast'"));
+	assert_int_equal(t->nexports, 2);
+	assert_int_equal(t->exports[0].wide.io, VFS_IO_BUFFERED);
+	assert_string_equal(t->exports[0].wide.pseudo, "/n/io");
+	assert_int_equal(t->exports[0].id, 12);
+	assert_int_equal(t->exports[0].nclients, 1);
+	assert_string_equal(t->exports[0].clients[0].spec, "*");
+	assert_true(t->exports[0].clients[0].opts.rw);
+	assert_int_equal(t->exports[1].wide.io, VFS_IO_DIRECT);
+	assert_false(t->exports[1].clients[0].opts.rw);
 	export_table_free(t);
 }
 
@@ -360,6 +536,46 @@ static void test_live_table(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A reload reuses the live vfs export of a path; if another export of
+ * the new table cannot be opened, the live one keeps its io=.
+ */
+static void test_reload_fail_keeps_io(void **state)
+{
+	char dir[] = "/tmp/nasd-exp-XXXXXX", spec[64], err[256];
+	struct export_table *t1 = export_table_new(), *t2;
+	struct vfs_export *vex;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(spec, sizeof(spec), "%s:rw,io=buffered", dir);
+	assert_int_equal(export_parse_spec(t1, spec, err, sizeof(err)), 0);
+	assert_int_equal(export_table_open(t1, err, sizeof(err)), 0);
+	vex = t1->exports[0].vex;
+	assert_int_equal(vfs_export_io(vex), VFS_IO_BUFFERED);
+	export_table_install(t1);
+
+	t2 = export_table_new();
+	snprintf(spec, sizeof(spec), "%s:rw,io=direct", dir);
+	assert_int_equal(export_parse_spec(t2, spec, err, sizeof(err)), 0);
+	assert_int_equal(
+		export_parse_spec(t2, "/nonexistent-nasd:ro", err, sizeof(err)),
+		0);
+	assert_true(export_table_open(t2, err, sizeof(err)) < 0);
+	assert_int_equal(vfs_export_io(vex), VFS_IO_BUFFERED);
+	export_table_free(t2);
+
+	/* The same reload without the missing export changes it. */
+	t2 = export_table_new();
+	assert_int_equal(export_parse_spec(t2, spec, err, sizeof(err)), 0);
+	assert_int_equal(export_table_open(t2, err, sizeof(err)), 0);
+	assert_ptr_equal(t2->exports[0].vex, vex);
+	assert_int_equal(vfs_export_io(vex), VFS_IO_DIRECT);
+	export_table_install(t2);
+	export_table_install(NULL);
+	assert_null(export_table_current());
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,8 +583,12 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_missing_file),
 		cmocka_unit_test(test_parse_spec),
+		cmocka_unit_test(test_parse_export_wide),
+		cmocka_unit_test(test_export_wide_vfs_io),
+		cmocka_unit_test(test_parse_spec_export_wide),
 		cmocka_unit_test(test_map_cred),
 		cmocka_unit_test(test_live_table),
+		cmocka_unit_test(test_reload_fail_keeps_io),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
