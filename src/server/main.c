@@ -3,7 +3,6 @@
  * nasd: command line, start-up, signals (SIGTERM/SIGINT stop, SIGHUP
  * reloads the exports), and the hand-over to the transport.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/addr.h"
 #include "core/iobuf.h"
 #include "core/log.h"
 #include "core/stats.h"
@@ -257,11 +257,9 @@ static bool metrics_addr_ok(const char *spec)
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	if (transport_parse_addr(spec, 0, &ss, &len) < 0)
+	if (addr_parse(spec, 0, &ss, &len) < 0)
 		return false;
-	if (ss.ss_family == AF_INET)
-		return ((struct sockaddr_in *)&ss)->sin_port != 0;
-	return ((struct sockaddr_in6 *)&ss)->sin6_port != 0;
+	return addr_port(&ss) != 0;
 }
 
 static int parse_args(int argc, char **argv)
@@ -528,43 +526,14 @@ static void log_exports(const struct export_table *t)
 	}
 }
 
-static void sockaddr_str(const struct sockaddr_storage *ss, char *buf,
-			 size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned int port = 0;
-
-	if (ss->ss_family == AF_INET) {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, host,
-			  sizeof(host));
-		port = ntohs(((struct sockaddr_in *)ss)->sin_port);
-		(void)snprintf(buf, len, "%s:%u", host, port);
-	} else {
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr,
-			  host, sizeof(host));
-		port = ntohs(((struct sockaddr_in6 *)ss)->sin6_port);
-		(void)snprintf(buf, len, "[%s]:%u", host, port);
-	}
-}
-
-static uint16_t ss_port(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
-}
-
 /* @ss with its port replaced by @port, as a listen spec. */
 static void with_port(const struct sockaddr_storage *ss, uint16_t port,
 		      char *buf, size_t len)
 {
 	struct sockaddr_storage c = *ss;
 
-	if (c.ss_family == AF_INET)
-		((struct sockaddr_in *)&c)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)&c)->sin6_port = htons(port);
-	sockaddr_str(&c, buf, len);
+	addr_set_port(&c, port);
+	addr_format(&c, buf, len);
 }
 
 static int listen_one(const char *spec, uint16_t def_port,
@@ -579,7 +548,7 @@ static int listen_one(const char *spec, uint16_t def_port,
 			strerror(-ret));
 		return ret;
 	}
-	sockaddr_str(bound, s, sizeof(s));
+	addr_format(bound, s, sizeof(s));
 	log_info("listening on %s", s);
 	return 0;
 }
@@ -605,7 +574,7 @@ static int open_listeners(struct sockaddr_storage *nfs, unsigned int *nnfs)
 	}
 	*nnfs = opt.nlistens;
 	for (i = 0; opt.mountd_port && i < opt.nlistens; i++) {
-		if (ss_port(&nfs[i]) == opt.mountd_port)
+		if (addr_port(&nfs[i]) == opt.mountd_port)
 			continue;
 		with_port(&nfs[i], (uint16_t)opt.mountd_port, spec,
 			  sizeof(spec));
