@@ -25,7 +25,9 @@
 #include "nfs3/nfs3.h"
 #include "nfs4/nfs4.h"
 #include "rpc/pmap.h"
+#include "rpc/pmap_udp.h"
 #include "rpc/rpc.h"
+#include "rpc/rpcb_clnt.h"
 #include "server/control.h"
 #include "transport/transport.h"
 #include "vfs/fault.h"
@@ -738,16 +740,15 @@ int main(int argc, char **argv)
 	if (open_listeners(nfs, &nnfs) < 0)
 		return 1;
 
-	ret = pmap_register_remote();
-	if (ret == 0) {
-		log_info("registered with rpcbind on 127.0.0.1:111");
-	} else if (opt.portmap && (ret == -ECONNREFUSED || ret == -ENOENT ||
-				   ret == -ETIMEDOUT)) {
+	/* rpcb_register() logs what it registered and what it left. */
+	ret = rpcb_register();
+	if (ret < 0 && opt.portmap &&
+	    (ret == -ECONNREFUSED || ret == -ENOENT || ret == -ETIMEDOUT)) {
 		if (start_portmapper(nfs, nnfs, udp, &nudp) < 0)
 			return 1;
 		own_pmap = true;
 		log_info("serving the port mapper (100000) on port 111");
-	} else {
+	} else if (ret < 0) {
 		log_warn("no port mapper registration (%s)%s", strerror(-ret),
 			 opt.portmap ? "" : "; --portmap serves one");
 	}
@@ -790,7 +791,7 @@ int main(int argc, char **argv)
 	ret = transport_run();
 	control_stop();
 	nfs4_shutdown();
-	pmap_unregister_remote();
+	rpcb_unregister();
 	if (ret < 0) {
 		log_err("transport: %s", strerror(-ret));
 		return 1;
