@@ -3,9 +3,20 @@
 #define NASD_RPC_PMAP_H
 
 /*
- * Port mapper (RFC 1833): registering our programs with a running
- * rpcbind, or, when none runs, serving program 100000 ourselves (portmap
- * v2 and rpcbind v3/v4) from a registry that main() fills.
+ * The port mapper registry and program 100000 (RFC 1833).
+ *
+ * The registry lists what nasd serves: (program, version, protocol,
+ * address) for every listener, filled by main() at start-up. It is read
+ * by two users:
+ *  - rpc/rpcb_clnt.h, which registers it with a running rpcbind;
+ *  - pmap_program, the port mapper nasd serves itself when no rpcbind
+ *    runs (--portmap): portmap v2 (RFC 1833 §3) and rpcbind v3/v4
+ *    (RFC 1833 §2) over TCP through the normal listeners, and over UDP
+ *    through rpc/pmap_udp.h.
+ * Like rpcbind, pmap_program lets only privileged local callers (a
+ * loopback address and a source port below 1024) SET and UNSET, and a
+ * SET for a (program, version, netid) that is mapped to another address
+ * already is refused.
  */
 
 #include <stdbool.h>
@@ -18,13 +29,23 @@
 #define PMAP_PORT 111
 #define IPPROTO_TCP_PMAP 6
 #define IPPROTO_UDP_PMAP 17
+#define PMAP_MAX_ENTRIES 64
 
 /* Program 100000, v2/v3/v4, dispatched by rpc_process(). */
 extern const struct rpc_program pmap_program;
 
+/* One registry entry. */
+struct pmap_mapping {
+	uint32_t prog;
+	uint32_t vers;
+	uint32_t prot;                /* IPPROTO_TCP_PMAP or _UDP_PMAP */
+	struct sockaddr_storage addr; /* address and port served on */
+};
+
 /*
  * pmap_add() - record that (@prog, @vers) is served over @prot (6 = TCP,
- * 17 = UDP) at @addr (address and port). Returns 0 or -ENOSPC.
+ * 17 = UDP) at @addr (address and port; copied). Adding an entry that is
+ * there already does nothing. Thread-safe. Returns 0 or -ENOSPC.
  */
 int pmap_add(uint32_t prog, uint32_t vers, uint32_t prot,
 	     const struct sockaddr_storage *addr);
@@ -34,26 +55,15 @@ int pmap_add_program(const struct rpc_program *p, uint32_t prot,
 		     const struct sockaddr_storage *addr);
 
 /*
- * pmap_register_remote() - PMAPPROC_UNSET then PMAPPROC_SET (portmap v2
- * over TCP from a reserved port) every registry entry with the port
- * mapper on 127.0.0.1:111. Returns 0, -ECONNREFUSED when none listens,
- * or another -errno (e.g. -EACCES when it refused a SET).
+ * pmap_list() - copy up to @max registry entries into @out, in the order
+ * they were added. Thread-safe. Returns the number copied.
  */
-int pmap_register_remote(void);
-
-/* pmap_unregister_remote() - PMAPPROC_UNSET what we registered. */
-void pmap_unregister_remote(void);
+unsigned int pmap_list(struct pmap_mapping *out, unsigned int max);
 
 /*
- * pmap_udp_start() - serve program 100000 (only) over UDP on @addr from
- * a thread of its own. Returns 0 or -errno.
+ * pmap_netid() - the netid (RFC 5665 §5.1) of @prot over @family: "tcp",
+ * "tcp6", "udp" or "udp6". A static string.
  */
-int pmap_udp_start(const char *addr);
-
-/*
- * pmap_uaddr() - RFC 5665 universal address of @ss ("h1.h2.h3.h4.p1.p2"
- * or "ipv6-address.p1.p2") into @buf. Returns the length or -EINVAL.
- */
-int pmap_uaddr(const struct sockaddr_storage *ss, char *buf, size_t len);
+const char *pmap_netid(uint32_t prot, sa_family_t family);
 
 #endif

@@ -3,7 +3,6 @@
  * nasd: command line, start-up, signals (SIGTERM/SIGINT stop, SIGHUP
  * reloads the exports), and the hand-over to the transport.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/addr.h"
 #include "core/iobuf.h"
 #include "core/log.h"
 #include "core/stats.h"
@@ -25,7 +25,9 @@
 #include "nfs3/nfs3.h"
 #include "nfs4/nfs4.h"
 #include "rpc/pmap.h"
+#include "rpc/pmap_udp.h"
 #include "rpc/rpc.h"
+#include "rpc/rpcb_clnt.h"
 #include "server/control.h"
 #include "transport/transport.h"
 #include "vfs/fault.h"
@@ -257,11 +259,9 @@ static bool metrics_addr_ok(const char *spec)
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	if (transport_parse_addr(spec, 0, &ss, &len) < 0)
+	if (addr_parse(spec, 0, &ss, &len) < 0)
 		return false;
-	if (ss.ss_family == AF_INET)
-		return ((struct sockaddr_in *)&ss)->sin_port != 0;
-	return ((struct sockaddr_in6 *)&ss)->sin6_port != 0;
+	return addr_port(&ss) != 0;
 }
 
 static int parse_args(int argc, char **argv)
@@ -528,43 +528,14 @@ static void log_exports(const struct export_table *t)
 	}
 }
 
-static void sockaddr_str(const struct sockaddr_storage *ss, char *buf,
-			 size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned int port = 0;
-
-	if (ss->ss_family == AF_INET) {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, host,
-			  sizeof(host));
-		port = ntohs(((struct sockaddr_in *)ss)->sin_port);
-		(void)snprintf(buf, len, "%s:%u", host, port);
-	} else {
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr,
-			  host, sizeof(host));
-		port = ntohs(((struct sockaddr_in6 *)ss)->sin6_port);
-		(void)snprintf(buf, len, "[%s]:%u", host, port);
-	}
-}
-
-static uint16_t ss_port(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
-}
-
 /* @ss with its port replaced by @port, as a listen spec. */
 static void with_port(const struct sockaddr_storage *ss, uint16_t port,
 		      char *buf, size_t len)
 {
 	struct sockaddr_storage c = *ss;
 
-	if (c.ss_family == AF_INET)
-		((struct sockaddr_in *)&c)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)&c)->sin6_port = htons(port);
-	sockaddr_str(&c, buf, len);
+	addr_set_port(&c, port);
+	addr_format(&c, buf, len);
 }
 
 /*
@@ -596,7 +567,7 @@ static int listen_one(const char *spec, uint16_t def_port,
 			strerror(-ret));
 		return ret;
 	}
-	sockaddr_str(bound, s, sizeof(s));
+	addr_format(bound, s, sizeof(s));
 	log_info("listening on %s", s);
 	return 0;
 }
@@ -622,7 +593,7 @@ static int open_listeners(struct sockaddr_storage *nfs, unsigned int *nnfs)
 	}
 	*nnfs = opt.nlistens;
 	for (i = 0; opt.mountd_port && i < opt.nlistens; i++) {
-		if (ss_port(&nfs[i]) == opt.mountd_port)
+		if (addr_port(&nfs[i]) == opt.mountd_port)
 			continue;
 		with_port(&nfs[i], (uint16_t)opt.mountd_port, spec,
 			  sizeof(spec));
@@ -788,16 +759,15 @@ int main(int argc, char **argv)
 	if (open_listeners(nfs, &nnfs) < 0)
 		return 1;
 
-	ret = pmap_register_remote();
-	if (ret == 0) {
-		log_info("registered with rpcbind on 127.0.0.1:111");
-	} else if (opt.portmap && (ret == -ECONNREFUSED || ret == -ENOENT ||
-				   ret == -ETIMEDOUT)) {
+	/* rpcb_register() logs what it registered and what it left. */
+	ret = rpcb_register();
+	if (ret < 0 && opt.portmap &&
+	    (ret == -ECONNREFUSED || ret == -ENOENT || ret == -ETIMEDOUT)) {
 		if (start_portmapper(nfs, nnfs, udp, &nudp) < 0)
 			return 1;
 		own_pmap = true;
 		log_info("serving the port mapper (100000) on port 111");
-	} else {
+	} else if (ret < 0) {
 		log_warn("no port mapper registration (%s)%s", strerror(-ret),
 			 opt.portmap ? "" : "; --portmap serves one");
 	}
@@ -840,7 +810,7 @@ int main(int argc, char **argv)
 	ret = transport_run();
 	control_stop();
 	nfs4_shutdown();
-	pmap_unregister_remote();
+	rpcb_unregister();
 	if (ret < 0) {
 		log_err("transport: %s", strerror(-ret));
 		return 1;

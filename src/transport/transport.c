@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/addr.h"
 #include "core/iobuf.h"
 #include "core/log.h"
 #include "core/stats.h"
@@ -241,61 +242,7 @@ int transport_init(unsigned int nloops, unsigned int nworkers,
 int transport_parse_addr(const char *spec, uint16_t default_port,
 			 struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	char host[INET6_ADDRSTRLEN + 1];
-	const char *port = NULL, *end;
-	unsigned long p = default_port;
-	size_t hlen;
-	char *e;
-
-	memset(ss, 0, sizeof(*ss));
-	if (spec[0] == '[') {
-		end = strchr(spec, ']');
-		if (!end)
-			return -EINVAL;
-		hlen = (size_t)(end - spec - 1);
-		if (hlen >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, spec + 1, hlen);
-		host[hlen] = '\0';
-		if (end[1] == ':')
-			port = end + 2;
-		else if (end[1])
-			return -EINVAL;
-	} else {
-		end = strrchr(spec, ':');
-		/* More than one colon and no brackets: a bare IPv6 address. */
-		if (end && strchr(spec, ':') == end) {
-			hlen = (size_t)(end - spec);
-			port = end + 1;
-		} else {
-			hlen = strlen(spec);
-		}
-		if (hlen >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, spec, hlen);
-		host[hlen] = '\0';
-	}
-	if (port) {
-		errno = 0;
-		p = strtoul(port, &e, 10);
-		if (!*port || *e || errno || p > 65535)
-			return -EINVAL;
-	}
-	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)p);
-		*len = sizeof(*s4);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)p);
-		*len = sizeof(*s6);
-		return 0;
-	}
-	return -EINVAL;
+	return addr_parse(spec, default_port, ss, len);
 }
 
 int transport_listen(const char *spec, uint16_t default_port,
@@ -313,7 +260,7 @@ int transport_listen(const char *spec, uint16_t default_port,
 	    !proto->frame_build || !proto->hdr_len ||
 	    proto->hdr_len > FRAME_HDR_MAX)
 		return -EINVAL;
-	ret = transport_parse_addr(spec, default_port, &ss, &len);
+	ret = addr_parse(spec, default_port, &ss, &len);
 	if (ret < 0)
 		return ret;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,

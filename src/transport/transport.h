@@ -152,16 +152,16 @@ int transport_init(unsigned int nloops, unsigned int nworkers,
 		   const struct transport_limits *lim);
 
 /*
- * transport_parse_addr() - "1.2.3.4", "1.2.3.4:2049", "[::1]:2049",
- * "[::1]" or "::1" into a socket address; @default_port when none is
- * given. Returns 0 or -EINVAL.
+ * transport_parse_addr() - addr_parse() (core/addr.h): "1.2.3.4",
+ * "1.2.3.4:2049", "[::1]:2049", "[::1]" or "::1" into a socket address;
+ * @default_port when none is given. Returns 0 or -EINVAL.
  */
 int transport_parse_addr(const char *spec, uint16_t default_port,
 			 struct sockaddr_storage *ss, socklen_t *len);
 
 /*
  * transport_listen() - open a TCP listener (SO_REUSEADDR, IPv6 sockets
- * v6-only) on @spec (see transport_parse_addr()) serving protocol @proto
+ * v6-only) on @spec (see addr_parse()) serving protocol @proto
  * (borrowed for the transport's life). The bound address, with the real
  * port when 0 was asked, goes to @bound if not NULL.
  * Returns 0 or -errno (e.g. -EADDRINUSE).
