@@ -19,9 +19,15 @@
 # what a buffered server kept from the first, i.e. memory again). Data that
 # does not fit in memory is the memory-pressure scenario.
 #
+# A/B of two nasd builds: --baseline DIR adds DIR/nasd (another build,
+# e.g. of the commit before a change) as a third server, "base", run the
+# same way as nasd in every workload, the find-max searches and (io=direct)
+# the memory scenario, in the same rotation; the summary adds nasd / base
+# ratios. --no-ganesha leaves Ganesha out (for a quicker A/B).
+#
 # usage: bench/compare.sh [--build DIR] [--reps N] [--quick] [--memory |
 #                         --no-memory] [--no-find-max] [--results DIR]
-#                         [--workloads LIST]
+#                         [--workloads LIST] [--baseline DIR] [--no-ganesha]
 # --workloads: a comma-separated subset of seq-write, seq-read,
 # seq-read-cold, rand-read, swbuild (default all; the read workloads need
 # the files seq-write leaves, so keep seq-write in the list). The swbuild
@@ -37,6 +43,8 @@ MEMORY=auto
 FIND_MAX=1
 RESULTS=
 ONLY=
+BASE_BUILD=
+GANESHA=1
 
 usage() {
 	sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
@@ -53,6 +61,8 @@ while [ $# -gt 0 ]; do
 	--no-find-max) FIND_MAX=0 ;;
 	--results) RESULTS=${2:?--results needs a directory}; shift ;;
 	--workloads) ONLY=${2:?--workloads needs a list}; shift ;;
+	--baseline) BASE_BUILD=${2:?--baseline needs a build directory}; shift ;;
+	--no-ganesha) GANESHA=0 ;;
 	-h|--help) usage 0 ;;
 	*) echo "compare.sh: unknown argument '$1'" >&2; usage 2 ;;
 	esac
@@ -80,6 +90,23 @@ BENCH=$(cd "$BUILD" 2>/dev/null && pwd)/nasd-bench
 for b in "$NASD" "$BENCH"; do
 	[ -x "$b" ] || { echo "compare.sh: $b missing: run 'make build' first" >&2; exit 2; }
 done
+BASE_NASD=
+if [ -n "$BASE_BUILD" ]; then
+	BASE_NASD=$(cd "$BASE_BUILD" 2>/dev/null && pwd)/nasd
+	[ -x "$BASE_NASD" ] || { echo "compare.sh: $BASE_BUILD/nasd missing" >&2; exit 2; }
+fi
+# The servers of the side-by-side runs, rotated by repetition.
+SERVERS=(nasd)
+[ $GANESHA = 1 ] && SERVERS+=(ganesha)
+[ -n "$BASE_NASD" ] && SERVERS+=(base)
+order_of() {	# order_of REP: the servers, rotated by REP - 1
+	local n=${#SERVERS[@]} k i out=""
+	k=$((($1 - 1) % n))
+	for i in $(seq 0 $((n - 1))); do
+		out="$out ${SERVERS[$(((i + k) % n))]}"
+	done
+	echo "$out"
+}
 RESULTS=${RESULTS:-$(cd "$BUILD" && pwd)/bench-results}
 command -v python3 >/dev/null || { echo "compare.sh: needs python3" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || echo "compare.sh: not root: Ganesha install and cgroups will likely fail" >&2
@@ -96,6 +123,7 @@ log() { echo "== $*" >&2; }
 W=$(mktemp -d /tmp/nasd-bench-cmp.XXXXXX) || exit 1
 chmod 755 "$W"
 NASD_PID=
+BASE_PID=
 GAN_PID=
 RPCB_PID=
 CG=
@@ -116,6 +144,7 @@ stop_pid() {	# stop_pid PID: SIGTERM, then SIGKILL after 10 s
 
 cleanup() {
 	stop_pid "$NASD_PID"; NASD_PID=
+	stop_pid "$BASE_PID"; BASE_PID=
 	stop_pid "$GAN_PID"; GAN_PID=
 	stop_pid "$RPCB_PID"; RPCB_PID=
 	cg_remove
@@ -150,6 +179,8 @@ USED_PORTS="$USED_PORTS $GAN_MNT"
 GAN_NLM=$(free_port $((GAN_MNT + 1)))
 USED_PORTS="$USED_PORTS $GAN_NLM"
 GAN_RQ=$(free_port $((GAN_NLM + 1)))
+USED_PORTS="$USED_PORTS $GAN_RQ"
+BASE_PORT=$(free_port 13300)
 
 wait_listen() {	# wait_listen PORT PID NAME LOG
 	local i
@@ -258,25 +289,32 @@ ganesha_start() {	# ganesha_start EXPORT_DIR [CGROUP_PROCS_FILE]
 	RPCB_PID=
 }
 
-nasd_start() {	# nasd_start EXPORT_DIR EXTRA_OPTS [CGROUP_PROCS_FILE]
-	local exp=$1 opts=$2 procs=${3:-}
-	mkdir -p "$W/nasd-state"
-	local args=(--foreground --listen "127.0.0.1:$NASD_PORT" --mountd-port 0
-		--state-dir "$W/nasd-state" --export "$exp:rw,no_root_squash$opts"
+# nasd_start EXPORT_DIR EXTRA_OPTS [CGROUP_PROCS_FILE]: this build's nasd;
+# with NASD_AS=base, the baseline build's on its own port and state dir.
+nasd_start() {
+	local exp=$1 opts=$2 procs=${3:-} bin=$NASD port=$NASD_PORT st=$W/nasd-state
+	if [ "${NASD_AS:-nasd}" = base ]; then
+		bin=$BASE_NASD; port=$BASE_PORT; st=$W/base-state
+	fi
+	mkdir -p "$st"
+	local args=(--foreground --listen "127.0.0.1:$port" --mountd-port 0
+		--state-dir "$st" --export "$exp:rw,no_root_squash$opts"
 		--log-level warn ${NASD_EXTRA[@]+"${NASD_EXTRA[@]}"})
 	if [ -n "$procs" ]; then
-		sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$procs" "$NASD" "${args[@]}" \
-			>>"$W/nasd.log" 2>&1 &
+		sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$procs" "$bin" "${args[@]}" \
+			>>"$W/${NASD_AS:-nasd}.log" 2>&1 &
 	else
-		"$NASD" "${args[@]}" >>"$W/nasd.log" 2>&1 &
+		"$bin" "${args[@]}" >>"$W/${NASD_AS:-nasd}.log" 2>&1 &
 	fi
-	NASD_PID=$!
-	wait_listen "$NASD_PORT" "$NASD_PID" nasd "$W/nasd.log" || exit 1
+	if [ "${NASD_AS:-nasd}" = base ]; then BASE_PID=$!; else NASD_PID=$!; fi
+	wait_listen "$port" "$!" "${NASD_AS:-nasd}" "$W/${NASD_AS:-nasd}.log" || exit 1
 }
 
-url_of() {	# url_of nasd|ganesha EXPORT_DIR
+url_of() {	# url_of nasd|base|ganesha EXPORT_DIR
 	if [ "$1" = nasd ]; then
 		echo "nfs://127.0.0.1$2?nfsport=$NASD_PORT&mountport=$NASD_PORT"
+	elif [ "$1" = base ]; then
+		echo "nfs://127.0.0.1$2?nfsport=$BASE_PORT&mountport=$BASE_PORT"
 	else
 		echo "nfs://127.0.0.1$2?nfsport=$GAN_PORT&mountport=$GAN_MNT"
 	fi
@@ -287,8 +325,11 @@ url_of() {	# url_of nasd|ganesha EXPORT_DIR
 bench() {
 	local srv=$1 out=$2 pid url
 	shift 2
-	if [ "$srv" = nasd ]; then pid=$NASD_PID; url=$(url_of nasd "$W/nasd-exp")
-	else pid=$GAN_PID; url=$(url_of ganesha "$W/gan-exp"); fi
+	case $srv in
+	nasd) pid=$NASD_PID; url=$(url_of nasd "$W/nasd-exp") ;;
+	base) pid=$BASE_PID; url=$(url_of base "$W/base-exp") ;;
+	*) pid=$GAN_PID; url=$(url_of ganesha "$W/gan-exp") ;;
+	esac
 	[ -n "${BENCH_URL:-}" ] && url=$BENCH_URL
 	log "$(basename "$out" .json): nasd-bench $*"
 	if ! "$BENCH" --json --server-pid "$pid" "$@" "$url" >"$out.tmp" 2>"$out.err"; then
@@ -360,17 +401,28 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.err "$RESULTS"/summary.md
 	echo "nasd=$(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null)$(cd "$HERE/.." && git diff --quiet 2>/dev/null || echo +dirty)"
 	echo "libnfs=$(pkg-config --modversion libnfs 2>/dev/null)"
 	echo "reps=$REPS quick=$QUICK"
+	[ -n "$BASE_NASD" ] && echo "baseline=$BASE_BUILD ($(git -C "$(dirname "$BASE_NASD")" rev-parse --short HEAD 2>/dev/null || echo ?))"
+	echo "servers=${SERVERS[*]}"
 } >"$RESULTS/machine.txt" 2>/dev/null
 
-ganesha_install
-echo "ganesha=$(dpkg-query -W -f='${Version}' nfs-ganesha 2>/dev/null)" >>"$RESULTS/machine.txt"
+if [ $GANESHA = 1 ]; then
+	ganesha_install
+	echo "ganesha=$(dpkg-query -W -f='${Version}' nfs-ganesha 2>/dev/null)" >>"$RESULTS/machine.txt"
+fi
 
 # ---- the side-by-side workloads ----
-mkdir -p "$W/nasd-exp" "$W/gan-exp"
-chmod 777 "$W/nasd-exp" "$W/gan-exp"
+mkdir -p "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
+chmod 777 "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
 nasd_start "$W/nasd-exp" ""
-ganesha_start "$W/gan-exp"
-log "nasd pid $NASD_PID on $NASD_PORT; ganesha.nfsd pid $GAN_PID on $GAN_PORT (mount $GAN_MNT)"
+log "nasd pid $NASD_PID on $NASD_PORT"
+if [ $GANESHA = 1 ]; then
+	ganesha_start "$W/gan-exp"
+	log "ganesha.nfsd pid $GAN_PID on $GAN_PORT (mount $GAN_MNT)"
+fi
+if [ -n "$BASE_NASD" ]; then
+	NASD_AS=base nasd_start "$W/base-exp" ""
+	log "baseline nasd ($BASE_NASD) pid $BASE_PID on $BASE_PORT"
+fi
 
 SEQ="-j 4 -d 16 --bs 1m --size $SIZE -t $T"
 wl_args() {
@@ -386,7 +438,11 @@ wl_args() {
 # read once into the page cache, or written back and dropped from it.
 cache_state() {
 	local dir
-	if [ "$2" = nasd ]; then dir=$W/nasd-exp; else dir=$W/gan-exp; fi
+	case $2 in
+	nasd) dir=$W/nasd-exp ;;
+	base) dir=$W/base-exp ;;
+	*) dir=$W/gan-exp ;;
+	esac
 	sync
 	python3 - "$1" "$dir" <<-'EOF'
 	import os, sys
@@ -407,7 +463,7 @@ cache_state() {
 		awk '{s += $1} END {printf "%d MiB of its files resident", s / 1048576}')"
 }
 for rep in $(seq 1 "$REPS"); do
-	if [ $((rep % 2)) = 1 ]; then order="nasd ganesha"; else order="ganesha nasd"; fi
+	order=$(order_of "$rep")
 	for wl in "${WORKLOADS[@]}"; do
 		for srv in $order; do
 			case $wl in
@@ -425,11 +481,12 @@ if [ $FIND_MAX = 1 ]; then
 	# first), then nasd at the highest load Ganesha sustained in it (p99
 	# at equal load). The summary takes the medians.
 	for rep in $(seq 1 "$REPS"); do
-		if [ $((rep % 2)) = 1 ]; then order="nasd ganesha"; else order="ganesha nasd"; fi
+		order=$(order_of "$rep")
 		for srv in $order; do
 			bench "$srv" "$RESULTS/swbuild-max.$srv.$rep.json" -q -j 16 -d 4 \
 				--find-max --step-time 5 swbuild
 		done
+		[ $GANESHA = 1 ] || continue
 		gmax=$(python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["find_max"]["max_ops_s"] / 16))' \
 			"$RESULTS/swbuild-max.ganesha.$rep.json" 2>/dev/null)
 		if [ -n "$gmax" ] && python3 -c "import sys; sys.exit(0 if float('$gmax') > 0 else 1)"; then
@@ -439,8 +496,9 @@ if [ $FIND_MAX = 1 ]; then
 	done
 fi
 stop_pid "$NASD_PID"; NASD_PID=
+stop_pid "$BASE_PID"; BASE_PID=
 stop_pid "$GAN_PID"; GAN_PID=
-rm -rf "$W/nasd-exp" "$W/gan-exp"
+rm -rf "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
 
 # ---- memory pressure: 512 MiB cgroup, 4 GiB working set ----
 # nasd's payload-buffer ceiling is set to POOL_MIB there (when this nasd
@@ -461,9 +519,12 @@ if [ "$MEMORY" = 1 ]; then
 	fi
 	if [ -z "$MEM_NOTE" ]; then
 		if [ $QUICK = 1 ]; then MSIZE=256m; else MSIZE=1g; fi
+		cfgs="nasd-buffered nasd-direct"
+		[ $GANESHA = 1 ] && cfgs="$cfgs ganesha"
+		[ -n "$BASE_NASD" ] && cfgs="$cfgs base-direct"
 		for rep in $(seq 1 "$REPS"); do
-			if [ $((rep % 2)) = 1 ]; then order="nasd-buffered nasd-direct ganesha"
-			else order="ganesha nasd-direct nasd-buffered"; fi
+			order=$cfgs
+			[ $((rep % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
 			for cfg in $order; do
 				exp=$W/mem-exp
 				rm -rf "$exp"; mkdir -p "$exp"; chmod 777 "$exp"
@@ -473,6 +534,7 @@ if [ "$MEMORY" = 1 ]; then
 				case $cfg in
 				nasd-buffered) nasd_start "$exp" ",io=buffered" "$(cg_procs)"; srv=nasd ;;
 				nasd-direct) nasd_start "$exp" ",io=direct" "$(cg_procs)"; srv=nasd ;;
+				base-direct) NASD_AS=base nasd_start "$exp" ",io=direct" "$(cg_procs)"; srv=base ;;
 				ganesha) ganesha_start "$exp" "$(cg_procs)"; srv=ganesha ;;
 				esac
 				url=$(url_of $srv "$exp")
@@ -488,8 +550,11 @@ if [ "$MEMORY" = 1 ]; then
 					json.dump(r, open(sys.argv[1], "w"))
 					EOF
 				done
-				if [ $srv = nasd ]; then stop_pid "$NASD_PID"; NASD_PID=
-				else stop_pid "$GAN_PID"; GAN_PID=; fi
+				case $srv in
+				nasd) stop_pid "$NASD_PID"; NASD_PID= ;;
+				base) stop_pid "$BASE_PID"; BASE_PID= ;;
+				*) stop_pid "$GAN_PID"; GAN_PID= ;;
+				esac
 				rm -rf "$exp"
 			done
 		done

@@ -3,7 +3,8 @@
 
 Files are NAME.SERVER.REP.json (nasd-bench --json output); machine.txt
 describes the machine. Prints medians per figure, the ratio nasd / Ganesha,
-and the issue's targets, met or missed.
+and the issue's targets, met or missed; with a baseline build's runs
+(compare.sh --baseline, server "base"), also nasd / base for every figure.
 
 usage: summarize.py RESULTS_DIR
 """
@@ -152,9 +153,29 @@ def main():
                 title, FIGURES[fig][0], cell(a), cell(b),
                 "%.2f" % rt if rt is not None else "-"))
 
+    base = any(k[1] == "base" for k in runs)
+    if base:
+        p("")
+        p("This build against the baseline build (%s), same runs; ratio = "
+          "nasd / base:" % machine.get("baseline", "?"))
+        p("")
+        p("| workload | figure | nasd | base | ratio |")
+        p("|---|---|---|---|---|")
+        for name, title, figs in SIDE_BY_SIDE + [
+                ("swbuild-max", "swbuild find-max 16 x 4", [])]:
+            for fig in figs:
+                a = values(runs, name, "nasd", fig)
+                b = values(runs, name, "base", fig)
+                if not a and not b:
+                    continue
+                rt = ratio(med(a), med(b))
+                p("| %s | %s | %s | %s | %s |" % (
+                    title, FIGURES[fig][0], cell(a), cell(b),
+                    "%.2f" % rt if rt is not None else "-"))
+
     # find-max: one run per server per repetition; medians across them.
     fm = {}
-    for server in ("nasd", "ganesha"):
+    for server in ("nasd", "ganesha", "base"):
         rs = [r.get("find_max") or {} for r in
               runs.get(("swbuild-max", server), [])]
         if rs:
@@ -184,6 +205,13 @@ def main():
         p("| unthrottled ops/s (calibration) | %s | %s | - |" % (
             cell(fmv("nasd", "calibration_ops_s")),
             cell(fmv("ganesha", "calibration_ops_s"))))
+        if "base" in fm:
+            a, b = fmv("nasd", "max_ops_s"), fmv("base", "max_ops_s")
+            rt = ratio(med(a), med(b))
+            p("| max sustained ops/s, baseline build | %s | %s (base) | "
+              "%s (nasd / base) |" % (
+                  cell(a), cell(b),
+                  "%.2f" % rt if rt is not None else "-"))
         if eq:
             gp = fmv("ganesha", "p99_us", 1000.0)
             rt = ratio(med(eq_p99), med(gp))
@@ -192,7 +220,7 @@ def main():
                   cell([e["ops_s"] for e in eq]), cell(eq_p99), cell(gp),
                   "%.2f" % rt if rt is not None else "-"))
 
-    mem_cfgs = ("nasd-buffered", "nasd-direct", "ganesha")
+    mem_cfgs = ("nasd-buffered", "nasd-direct", "ganesha", "base-direct")
     if any(("mem-write", c) in runs for c in mem_cfgs):
         p("")
         p("Memory pressure: server in a 512 MiB memory cgroup; 4 jobs x 16 "
@@ -202,6 +230,8 @@ def main():
           "CPU-s/GiB read | cgroup peak MiB |")
         p("|---|---|---|---|---|---|")
         for c in mem_cfgs:
+            if not any(("mem-" + ph, c) in runs for ph in ("write", "read")):
+                continue
             peak = values(runs, "mem-write", c, "cg_peak") + \
                 values(runs, "mem-read", c, "cg_peak")
             p("| %s | %s | %s | %s | %s | %s |" % (
