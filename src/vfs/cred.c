@@ -47,6 +47,22 @@ int vfs_cred_set(const struct vfs_cred *c)
 
 	if (n > VFS_NGROUPS_MAX)
 		return -EINVAL;
+	/*
+	 * Fault injection (fault.h "cred"): before the shortcuts below, so
+	 * that an identity the thread has already counts; the server's own
+	 * (uid 0) does not. A failure leaves the cache invalid, as a real
+	 * one may have changed part of the identity.
+	 */
+	if (__builtin_expect(
+		    atomic_load_explicit(&vfs_faults_on, memory_order_relaxed),
+		    0) &&
+	    c->uid != 0) {
+		ret = vfs_fault_check(VFS_OP_CRED);
+		if (ret < 0) {
+			t->valid = false;
+			return ret;
+		}
+	}
 	if (!t->valid || t->ngroups != n ||
 	    memcmp(t->groups, c->groups, n * sizeof(gid_t)) != 0) {
 		t->valid = false;

@@ -67,6 +67,7 @@ static const char *const op_names[VFS_OP_COUNT] = {
 	[VFS_OP_COPY] = "copy",
 	[VFS_OP_CLONE] = "clone",
 	[VFS_OP_ADVISE] = "advise",
+	[VFS_OP_CRED] = "cred",
 	[VFS_OP_PREAD] = "pread",
 	[VFS_OP_PWRITE] = "pwrite",
 };
@@ -74,6 +75,8 @@ static const char *const op_names[VFS_OP_COUNT] = {
 #define OP_BIT(op) ((uint64_t)1 << (op))
 #define SYS_OPS (OP_BIT(VFS_OP_PREAD) | OP_BIT(VFS_OP_PWRITE))
 #define ENTRY_OPS ((OP_BIT(VFS_OP_COUNT) - 1) & ~SYS_OPS)
+/* "all": the filesystem operations; cred is asked for by name only. */
+#define ALL_OPS (ENTRY_OPS & ~OP_BIT(VFS_OP_CRED))
 
 struct errno_name {
 	const char *name;
@@ -288,7 +291,7 @@ static int parse_rule(char *tok, struct fault_rule *r, char *err,
 
 	memset(r, 0, sizeof(*r));
 	if (!strcmp(op, "all")) {
-		r->ops = ENTRY_OPS;
+		r->ops = ALL_OPS;
 	} else {
 		for (i = 0; i < VFS_OP_COUNT; i++)
 			if (!strcmp(op, op_names[i]))

@@ -19,9 +19,11 @@
  *
  * OP is a vfs operation (getattr setattr lookup access readlink read write
  * commit create mkdir symlink mknod remove rmdir rename link readdir
- * statfs fh allocate deallocate seek copy clone advise), a syscall of the
- * data path (pread, pwrite: inside the read/write retry loops of io.c,
- * dio.c and the copy fallback of space.c) or "all" (every vfs operation).
+ * statfs fh allocate deallocate seek copy clone advise), "cred" (applying
+ * a client's identity, below), a syscall of the data path (pread, pwrite:
+ * inside the read/write retry loops of io.c, dio.c and the copy fallback
+ * of space.c) or "all" (every vfs operation of the first list; not cred,
+ * whose failure is no errno of the operation but a SERVERFAULT).
  * FAULT is an errno name (EIO, ENOSPC, EDQUOT, EINTR, ...), a positive
  * errno number, or "short" (pread/pwrite only: the syscall is asked for
  * half the bytes, rounded down to the O_DIRECT alignment).
@@ -34,6 +36,19 @@
  * EINTR on any other operation reaches the protocol, whose status table
  * answers it as "try again later" (NFS3ERR_JUKEBOX, NFS4ERR_DELAY): those
  * operations are one syscall that local filesystems never interrupt.
+ *
+ * cred makes vfs_cred_set() fail as if a setgroups/setfsgid/setfsuid
+ * had, changing nothing and leaving the thread's credential cache
+ * invalid (the thread's identity is unknown after a real failure). It is
+ * checked before the cache's "unchanged" shortcut, so an identity the
+ * thread already has still counts. Only applications of a non-root
+ * identity (uid != 0) count: the server applies its own identity (uid 0,
+ * no groups) for its own work (NFSv4 pseudo-fs answers, client records),
+ * often in the middle of a client's requests, so "cred:EPERM:1+" hits
+ * exactly the applications of a client's identity and a test can count
+ * its way to the operation that touches export files; root on a
+ * no_root_squash export is not affected. The protocols must then answer
+ * SERVERFAULT and run nothing (export_cred_apply() fails closed).
  *
  * Counting: each rule counts the calls of the operations it names with
  * one atomic counter, so "write:EIO:3" fails the third vfs_write of the
@@ -78,6 +93,7 @@ enum vfs_fault_op {
 	VFS_OP_COPY,
 	VFS_OP_CLONE,
 	VFS_OP_ADVISE,
+	VFS_OP_CRED,		/* vfs_cred_set of a uid other than 0 */
 	/* Syscall level, inside the data path's retry loops. */
 	VFS_OP_PREAD,
 	VFS_OP_PWRITE,

@@ -5,7 +5,9 @@
  * counting independently, every vfs entry point failing with the injected
  * errno and doing nothing, and the data path absorbing what it must:
  * short writes completed, short reads continued, EINTR retried, in both
- * buffered and direct mode, while ENOSPC/EDQUOT/EIO reach the caller.
+ * buffered and direct mode, while ENOSPC/EDQUOT/EIO reach the caller;
+ * "cred" failing vfs_cred_set for non-root identities only, cached ones
+ * included, and leaving the thread's credential cache invalid.
  * Needs root (handles); exits 77 otherwise.
  */
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -31,6 +34,19 @@ static char tmpdir[256];
 static struct vfs_export *ex;
 static struct vfs_obj *root;
 static const struct vfs_cred cred_root = {.uid = 0, .gid = 0};
+/* A client's identity, and root with a client's groups (uid 0 all the same). */
+static const struct vfs_cred cred_user = {
+	.uid = 1000,
+	.gid = 1000,
+	.ngroups = 1,
+	.groups = {1001},
+};
+static const struct vfs_cred cred_root_groups = {
+	.uid = 0,
+	.gid = 1000,
+	.ngroups = 1,
+	.groups = {1001},
+};
 
 static int setup(void **state)
 {
@@ -59,11 +75,16 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Each test starts and ends with no rule and the page cache data path. */
+/*
+ * Each test starts and ends with no rule, the page cache data path and
+ * root's identity.
+ */
 static int per_test_reset(void **state)
 {
 	vfs_export_set_io(ex, VFS_IO_BUFFERED);
-	return vfs_fault_set(NULL, NULL, 0);
+	if (vfs_fault_set(NULL, NULL, 0) < 0)
+		return -1;
+	return vfs_cred_set(&cred_root);
 }
 
 static void set_faults(const char *spec)
@@ -148,6 +169,7 @@ static void test_parse_good(void **state)
 		"mknod:EIO:1,remove:EIO:1,rmdir:ENOTEMPTY:1,rename:EXDEV:1,"
 		"link:EMLINK:1,readdir:EIO:1,read:EIO:1,write:EJUKEBOX:1",
 		"write:EIO:18446744073709551615",
+		"cred:EPERM:1+,cred:EACCES:2/every,cred:EIO:3",
 	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -168,6 +190,7 @@ static void test_parse_good(void **state)
 	assert_false(atomic_load(&vfs_faults_on));
 	assert_int_equal(getattr_root(), 0);
 	assert_string_equal(vfs_fault_op_name(VFS_OP_WRITE), "write");
+	assert_string_equal(vfs_fault_op_name(VFS_OP_CRED), "cred");
 	assert_string_equal(vfs_fault_op_name(VFS_OP_COUNT), "?");
 }
 
@@ -196,6 +219,8 @@ static void test_parse_bad(void **state)
 		"lookup:short:1",
 		"all:short:1",
 		"getattr:short:1/every",
+		"cred:short:1",
+		"CRED:EPERM:1",
 		"write:ENOSPC:3,read:EIO",
 	};
 	char big[5000], many[2048], err[160];
@@ -399,6 +424,118 @@ static void test_every_entry_point(void **state)
 	vfs_obj_put(l);
 	vfs_obj_put(d);
 	vfs_obj_put(f);
+}
+
+/* ------------------------------------------------------------ cred */
+
+/* The calling thread's ids as the kernel has them (not the cache). */
+static uid_t kernel_fsuid(void)
+{
+	return (uid_t)syscall(SYS_setfsuid, (uid_t)-1);
+}
+
+static gid_t kernel_fsgid(void)
+{
+	return (gid_t)syscall(SYS_setfsgid, (gid_t)-1);
+}
+
+static void assert_kernel_ids(uid_t uid, gid_t gid)
+{
+	assert_int_equal(kernel_fsuid(), uid);
+	assert_int_equal(kernel_fsgid(), gid);
+}
+
+/*
+ * "cred" fails vfs_cred_set even for the identity the thread already has
+ * (the check comes before the cache's shortcut), changes nothing, and
+ * leaves the cache invalid: the next good call really sets the ids.
+ */
+static void test_cred_fault_cache(void **state)
+{
+	gid_t groups[4];
+
+	assert_int_equal(vfs_cred_set(&cred_user), 0);
+	assert_kernel_ids(1000, 1000);
+
+	set_faults("cred:EPERM:1");
+	assert_int_equal(vfs_cred_set(&cred_user), -EPERM);
+	assert_int_equal(vfs_fault_fired(), 1);
+	/* Nothing was changed by the fault itself. */
+	assert_kernel_ids(1000, 1000);
+
+	/*
+	 * Move the ids behind the cache's back: the next call must set every
+	 * id again (a cache still valid would see 1000:1000 and its groups
+	 * unchanged and skip the syscalls, leaving 0:0 in force).
+	 */
+	syscall(SYS_setfsuid, (uid_t)0);
+	syscall(SYS_setfsgid, (gid_t)0);
+	assert_int_equal(syscall(SYS_setgroups, (size_t)0, NULL), 0);
+	assert_int_equal(vfs_cred_set(&cred_user), 0);
+	assert_kernel_ids(1000, 1000);
+	assert_int_equal(syscall(SYS_getgroups, 4, groups), 1);
+	assert_int_equal(groups[0], 1001);
+	assert_int_equal(vfs_fault_fired(), 1);
+
+	/* The error is the rule's; the same failure from another state. */
+	set_faults("cred:EACCES:1");
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
+	assert_int_equal(vfs_cred_set(&cred_user), -EACCES);
+	assert_kernel_ids(0, 0);
+	assert_int_equal(vfs_cred_set(&cred_user), 0);
+	assert_kernel_ids(1000, 1000);
+
+	set_faults(NULL);
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
+	assert_kernel_ids(0, 0);
+}
+
+/* Only identities with a uid other than 0 count, whatever their groups. */
+static void test_cred_fault_uid_rule(void **state)
+{
+	set_faults("cred:EPERM:1+");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(vfs_cred_set(&cred_root), 0);
+		assert_int_equal(vfs_cred_set(&cred_root_groups), 0);
+		assert_kernel_ids(0, 1000);
+	}
+	assert_int_equal(vfs_fault_fired(), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(vfs_cred_set(&cred_user), -EPERM);
+		/* Root between two failures is still served. */
+		assert_int_equal(vfs_cred_set(&cred_root), 0);
+		assert_kernel_ids(0, 0);
+	}
+	assert_int_equal(vfs_fault_fired(), 3);
+
+	/* Counting sees only the non-root calls: 2, 4 of them fail. */
+	set_faults("cred:EIO:2/every");
+	assert_int_equal(vfs_cred_set(&cred_user), 0);		/* 1 */
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
+	assert_int_equal(vfs_cred_set(&cred_user), -EIO);	/* 2 */
+	assert_int_equal(vfs_cred_set(&cred_root_groups), 0);
+	assert_int_equal(vfs_cred_set(&cred_user), 0);		/* 3 */
+	assert_int_equal(vfs_cred_set(&cred_user), -EIO);	/* 4 */
+	assert_int_equal(vfs_fault_fired(), 2);
+
+	/* "all" is the filesystem operations, not cred. */
+	set_faults("all:EIO:1/every");
+	assert_int_equal(vfs_cred_set(&cred_user), 0);
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
+	assert_int_equal(getattr_root(), -EIO);
+	assert_int_equal(vfs_fault_fired(), 1);
+
+	/* Other rules do not count cred calls, nor cred rules vfs calls. */
+	set_faults("getattr:EIO:2,cred:EPERM:2");
+	assert_int_equal(vfs_cred_set(&cred_user), 0);
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
+	assert_int_equal(getattr_root(), 0);
+	assert_int_equal(vfs_cred_set(&cred_user), -EPERM);
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
+	assert_int_equal(getattr_root(), -EIO);
+	set_faults(NULL);
+	assert_int_equal(vfs_cred_set(&cred_user), 0);
+	assert_int_equal(vfs_cred_set(&cred_root), 0);
 }
 
 /* ------------------------------------------------------------ data path */
@@ -614,6 +751,9 @@ int main(void)
 		cmocka_unit_test_setup(test_rules_independent, per_test_reset),
 		cmocka_unit_test_setup(test_all_counter, per_test_reset),
 		cmocka_unit_test_setup(test_every_entry_point, per_test_reset),
+		cmocka_unit_test_setup(test_cred_fault_cache, per_test_reset),
+		cmocka_unit_test_setup(test_cred_fault_uid_rule,
+				       per_test_reset),
 		cmocka_unit_test_setup(test_short_write_buffered,
 				       per_test_reset),
 		cmocka_unit_test_setup(test_short_read_buffered,
