@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the NFSv4 state module (src/nfs4/state/): byte-range lock
- * arithmetic (merge, split, conflicts), stateid seqid rules, the share
- * reservation matrix, the EXCHANGE_ID case table of RFC 8881 §18.35.4,
+ * Unit tests of the NFSv4 state module (src/nfs4/state/): stateid seqid
+ * rules, the EXCHANGE_ID case table of RFC 8881 §18.35.4,
  * SEQUENCE slot replay/misordering, CREATE_SESSION replay, 4.0 client
  * confirmation and lease expiry with a fake clock, 4.0 OPEN / seqid replay
  * / OPEN_CONFIRM / CLOSE / LOCK over a real vfs export, and grace-period
@@ -33,6 +32,7 @@
 #include "nfs4/state/state.h"
 #include "nfs4/state/state_int.h"
 #include "rpc/rpc.h"
+#include "state/file_state.h"
 #include "vfs/vfs.h"
 
 extern const struct nfs4_op nfs4_op_desc_exchange_id;
@@ -51,6 +51,8 @@ extern const struct nfs4_op nfs4_op_desc_lock;
 extern const struct nfs4_op nfs4_op_desc_lockt;
 extern const struct nfs4_op nfs4_op_desc_locku;
 extern const struct nfs4_op nfs4_op_desc_test_stateid;
+extern const struct nfs4_op nfs4_op_desc_remove;
+extern const struct nfs4_op nfs4_op_desc_rename;
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -281,166 +283,6 @@ static void sequence(struct nfs4_compound *c, const uint8_t sid[16],
 	run_op(c, &nfs4_op_desc_sequence, w.b, x->pos, res);
 }
 
-/* ---- lock range arithmetic -------------------------------------------- */
-
-static int A = 1, B = 2;
-
-static int count_ranges(struct nfs4_list *l)
-{
-	struct nfs4_list *n;
-	int k = 0;
-
-	for (n = l->next; n != l; n = n->next)
-		k++;
-	return k;
-}
-
-static const struct nfs4_lock_range *range_at(struct nfs4_list *l, int i)
-{
-	struct nfs4_list *n = l->next;
-
-	while (i--)
-		n = n->next;
-	return nfs4_container_of(n, struct nfs4_lock_range, link);
-}
-
-static void expect_range(struct nfs4_list *l, int i, const void *h,
-			 uint64_t s, uint64_t e, uint32_t type)
-{
-	const struct nfs4_lock_range *r = range_at(l, i);
-
-	assert_ptr_equal(r->holder, h);
-	assert_true(r->start == s);
-	assert_true(r->end == e);
-	assert_int_equal(r->type, type);
-}
-
-/* Set/clear returning the change in ranges, or -errno. */
-static int lset(struct nfs4_list *l, const void *h, uint64_t s, uint64_t e,
-		uint32_t type, uint32_t limit)
-{
-	int change = 0, ret = nfs4_lock_set(l, h, s, e, type, limit, &change);
-
-	return ret < 0 ? ret : change;
-}
-
-static int lclear(struct nfs4_list *l, const void *h, uint64_t s,
-		  uint64_t e, uint32_t limit)
-{
-	int change = 0, ret = nfs4_lock_clear(l, h, s, e, limit, &change);
-
-	return ret < 0 ? ret : change;
-}
-
-static void test_lock_range_end(void **state)
-{
-	uint64_t end;
-
-	(void)state;
-	assert_int_equal(nfs4_lock_range_end(0, 0, &end), -EINVAL);
-	assert_int_equal(nfs4_lock_range_end(10, 5, &end), 0);
-	assert_true(end == 14);
-	assert_int_equal(nfs4_lock_range_end(7, UINT64_MAX, &end), 0);
-	assert_true(end == UINT64_MAX);
-	/* offset + length must not pass 2^64 - 1 (RFC 7530 §16.10.4): the
-	 * last byte is only reachable with the all-ones length */
-	assert_int_equal(nfs4_lock_range_end(2, UINT64_MAX - 1, &end),
-			 -EINVAL);
-	assert_int_equal(nfs4_lock_range_end(1, UINT64_MAX - 1, &end), 0);
-	assert_true(end == UINT64_MAX - 1);
-	assert_int_equal(nfs4_lock_range_end(UINT64_MAX, 1, &end), -EINVAL);
-	assert_int_equal(nfs4_lock_range_end(UINT64_MAX - 1, 1, &end), 0);
-	assert_true(end == UINT64_MAX - 1);
-	assert_true(nfs4_lock_len(5, UINT64_MAX) == UINT64_MAX);
-	assert_true(nfs4_lock_len(5, 9) == 5);
-}
-
-static void test_lock_merge_split(void **state)
-{
-	struct nfs4_list l;
-
-	(void)state;
-	nfs4_list_init(&l);
-	assert_int_equal(lset(&l, &A, 0, 9, READ_LT, 100), 1);
-	/* adjacent, same type: merges */
-	assert_int_equal(lset(&l, &A, 10, 19, READ_LT, 100), 0);
-	assert_int_equal(count_ranges(&l), 1);
-	expect_range(&l, 0, &A, 0, 19, READ_LT);
-	/* upgrade the middle: splits in three */
-	assert_int_equal(lset(&l, &A, 5, 14, WRITE_LT, 100), 2);
-	assert_int_equal(count_ranges(&l), 3);
-	expect_range(&l, 0, &A, 0, 4, READ_LT);
-	expect_range(&l, 1, &A, 5, 14, WRITE_LT);
-	expect_range(&l, 2, &A, 15, 19, READ_LT);
-	/* unlock inside the write lock: splits it */
-	assert_int_equal(lclear(&l, &A, 7, 8, 100), 1);
-	assert_int_equal(count_ranges(&l), 4);
-	expect_range(&l, 1, &A, 5, 6, WRITE_LT);
-	expect_range(&l, 2, &A, 9, 14, WRITE_LT);
-	/* at the limit, a split that needs a new range is refused whole */
-	assert_int_equal(lclear(&l, &A, 10, 10, 0), -ENOSPC);
-	assert_int_equal(count_ranges(&l), 4);
-	/* downgrade everything to read: all merges back into one */
-	assert_int_equal(lset(&l, &A, 0, 19, READ_LT, 100), -3);
-	assert_int_equal(count_ranges(&l), 1);
-	expect_range(&l, 0, &A, 0, 19, READ_LT);
-	/* to EOF, then unlock a tail and a head */
-	assert_int_equal(lset(&l, &A, 20, UINT64_MAX, READ_LT, 100),
-			 0);
-	expect_range(&l, 0, &A, 0, UINT64_MAX, READ_LT);
-	assert_int_equal(lclear(&l, &A, 100, UINT64_MAX, 100), 0);
-	expect_range(&l, 0, &A, 0, 99, READ_LT);
-	assert_int_equal(lclear(&l, &A, 0, 49, 100), 0);
-	expect_range(&l, 0, &A, 50, 99, READ_LT);
-	/* unlock of nothing is fine */
-	assert_int_equal(lclear(&l, &B, 0, UINT64_MAX, 100), 0);
-	/* another holder's ranges interleave, sorted by start */
-	assert_int_equal(lset(&l, &B, 10, 60, READ_LT, 100), 1);
-	expect_range(&l, 0, &B, 10, 60, READ_LT);
-	expect_range(&l, 1, &A, 50, 99, READ_LT);
-	assert_int_equal(nfs4_lock_clear_all(&l, &A), 1);
-	assert_int_equal(nfs4_lock_clear_all(&l, &B), 1);
-	assert_true(nfs4_list_empty(&l));
-}
-
-static void test_lock_conflicts(void **state)
-{
-	static const struct {
-		uint32_t held, want;
-		bool conflict;
-	} m[] = {
-		{READ_LT, READ_LT, false},   {READ_LT, WRITE_LT, true},
-		{WRITE_LT, READ_LT, true},   {WRITE_LT, WRITE_LT, true},
-		{READ_LT, READW_LT, false},  {READ_LT, WRITEW_LT, true},
-		{WRITE_LT, READW_LT, true},
-	};
-	struct nfs4_list l;
-	const struct nfs4_lock_range *r;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		nfs4_list_init(&l);
-		assert_int_equal(lset(&l, &A, 100, 199, m[i].held,
-					       100),
-				 1);
-		/* other owner, overlapping */
-		r = nfs4_lock_conflict(&l, &B, 150, 250, m[i].want);
-		assert_true((r != NULL) == m[i].conflict);
-		if (r)
-			assert_true(r->start == 100 && r->end == 199);
-		/* other owner, disjoint: never */
-		assert_null(nfs4_lock_conflict(&l, &B, 200, 300, m[i].want));
-		assert_null(nfs4_lock_conflict(&l, &B, 0, 99, m[i].want));
-		/* same owner: never */
-		assert_null(nfs4_lock_conflict(&l, &A, 0, 300, m[i].want));
-		/* unknown owner (LOCKT): as any other */
-		r = nfs4_lock_conflict(&l, NULL, 199, 199, m[i].want);
-		assert_true((r != NULL) == m[i].conflict);
-		nfs4_lock_clear_all(&l, &A);
-	}
-}
-
 /* ---- stateids ---------------------------------------------------------- */
 
 static void test_stateid_seqid(void **state)
@@ -549,46 +391,6 @@ static void test_stateid_lookup(void **state)
 	pthread_mutex_unlock(&nfs4_st.mu);
 	free(s);
 	rpc_call_finish(&t.call);
-}
-
-/* ---- share reservations ------------------------------------------------ */
-
-static void test_share_matrix(void **state)
-{
-	struct nfs4_file f;
-	struct nfs4_open held, self;
-	uint32_t ha, hd, wa, wd;
-
-	(void)state;
-	for (ha = 1; ha <= 3; ha++) {
-		for (hd = 0; hd <= 3; hd++) {
-			for (wa = 1; wa <= 3; wa++) {
-				for (wd = 0; wd <= 3; wd++) {
-					bool expect = (hd & wa) || (ha & wd);
-
-					memset(&f, 0, sizeof(f));
-					memset(&held, 0, sizeof(held));
-					memset(&self, 0, sizeof(self));
-					nfs4_list_init(&f.opens);
-					nfs4_list_add_tail(&f.opens,
-							   &held.file_link);
-					nfs4_open_add_mode(&held, ha, hd);
-					assert_true(nfs4_share_conflict(
-							    &f, NULL, wa, wd) ==
-						    expect);
-					/* an upgrade of the same open never
-					 * conflicts with itself */
-					assert_false(nfs4_share_conflict(
-						&f, &held, wa, wd));
-					nfs4_list_add_tail(&f.opens,
-							   &self.file_link);
-					assert_true(nfs4_share_conflict(
-							    &f, &self, wa,
-							    wd) == expect);
-				}
-			}
-		}
-	}
 }
 
 /* ---- EXCHANGE_ID, CREATE_SESSION, SEQUENCE ----------------------------- */
@@ -1123,6 +925,178 @@ static void test_open40(void **state)
 	nfs4_state_set_clock(NULL);
 }
 
+/* ---- the file state other protocols share --------------------------- */
+
+/* An SMB open, as the shared file state sees it (holder of tag SMB). */
+static int smb_open_;
+static const struct state_holder smb = {&smb_open_, STATE_HOLDER_SMB};
+
+static uint32_t remove_name(struct nfs4_compound *c, const char *name)
+{
+	struct opres r;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	fh_root(c);
+	wb_str(x, name);
+	run_op(c, &nfs4_op_desc_remove, w.b, x->pos, &r);
+	return r.status;
+}
+
+static uint32_t rename_name(struct nfs4_compound *c, const char *from,
+			    const char *to)
+{
+	struct opres r;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	fh_root(c);
+	nfs4_fh_copy(&c->saved, &c->cur);
+	wb_str(x, from);
+	wb_str(x, to);
+	run_op(c, &nfs4_op_desc_rename, w.b, x->pos, &r);
+	nfs4_fh_clear(&c->saved);
+	return r.status;
+}
+
+/*
+ * NFSv4 opens and locks against another protocol's (an SMB open's) in the
+ * shared file state: share modes both ways, Windows locks mandatory for
+ * NFSv4 I/O and conflicting with NFSv4 locks, and DELETE denied to REMOVE
+ * and RENAME. With NFSv4 alone none of this can happen.
+ */
+static void test_other_protocols(void **state)
+{
+	struct nfs4_compound c;
+	struct state_range rg;
+	struct stateid4 s1, anon = {0};
+	struct state_file *f;
+	struct vfs_obj *obj;
+	struct opres r;
+	struct tcall t;
+	clientid4 id;
+
+	(void)state;
+	if (!vex)
+		skip();
+	nfs4_state_set_clock(fake_clock);
+	state_reset(NULL, 0);
+	id = client40("mixed-client", 0, 1);
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 0, 3);
+	open40(&c, id, "mo1", 1, OPEN4_SHARE_ACCESS_BOTH,
+	       OPEN4_SHARE_DENY_NONE, true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s1);
+	confirm40(&c, &s1, 2, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s1);
+	obj = c.cur.obj;
+	f = state_file_find(obj);
+	assert_non_null(f);
+
+	/* the NFSv4 open's write access refuses an SMB deny-write */
+	assert_int_equal(state_share_acquire(f, &smb, STATE_ACCESS_READ,
+					     STATE_DENY_WRITE),
+			 -EBUSY);
+	/* an SMB exclusive lock: NFSv4 I/O over it is LOCKED */
+	assert_int_equal(state_range_win(0, 100, &rg), 0);
+	assert_int_equal(state_lock(f, &smb, &rg, true, NULL, NULL), 0);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 10),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, true, 99, 10),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &anon, false, 50, 1),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, true, 100, 10), NFS4_OK);
+	/* an NFSv4 LOCK over it: DENIED, described without an owner */
+	{
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		xdr_enc_u32(x, READ_LT);
+		xdr_enc_bool(x, false);
+		xdr_enc_u64(x, 50);
+		xdr_enc_u64(x, 10);
+		xdr_enc_bool(x, true);
+		xdr_enc_u32(x, 3);
+		wb_stateid(x, &s1);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u64(x, id);
+		wb_str(x, "mlo");
+		run_op(&c, &nfs4_op_desc_lock, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4ERR_DENIED);
+		assert_true(be64(r.body) == 0);
+		assert_true(be64(r.body + 8) == 100);
+		assert_int_equal(be32(r.body + 16), WRITE_LT);
+		assert_true(be64(r.body + 20) == 0);
+		assert_int_equal(be32(r.body + 28), 0);
+	}
+	assert_int_equal(state_unlock_all(f, &smb), 1);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 10), NFS4_OK);
+
+	/* NFSv4 CLOSE, then an SMB open without FILE_SHARE_WRITE and
+	 * FILE_SHARE_DELETE */
+	close40(&c, &s1, 4, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(state_share_acquire(f, &smb, STATE_ACCESS_READ,
+					     STATE_DENY_WRITE |
+						     STATE_DENY_DELETE),
+			 0);
+	open40(&c, id, "mo1", 5, OPEN4_SHARE_ACCESS_WRITE,
+	       OPEN4_SHARE_DENY_NONE, false, &r);
+	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
+	open40(&c, id, "mo1", 6, OPEN4_SHARE_ACCESS_READ,
+	       OPEN4_SHARE_DENY_READ, false, &r);
+	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
+	/* anonymous writes are refused by its deny-write (the entry holds
+	 * the object for us) */
+	vfs_obj_get(obj);
+	nfs4_fh_set_obj(&c.cur, NULL, &vopts, obj);
+	assert_int_equal(nfs4_state_check_io(&c, &anon, true, 0, 1),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &anon, false, 0, 1), NFS4_OK);
+	/* REMOVE and RENAME of it or over it: FILE_OPEN */
+	assert_int_equal(remove_name(&c, "f"), NFS4ERR_FILE_OPEN);
+	assert_int_equal(rename_name(&c, "f", "g"), NFS4ERR_FILE_OPEN);
+	{
+		struct vfs_sattr sa = {0};
+		struct vfs_obj *root, *other;
+
+		assert_int_equal(vfs_obj_root(vex, &root), 0);
+		assert_int_equal(vfs_create(root, "h", 1, VFS_CREATE_UNCHECKED,
+					    &sa, NULL, &other),
+				 0);
+		vfs_obj_put(other);
+		vfs_obj_put(root);
+	}
+	assert_int_equal(rename_name(&c, "h", "f"), NFS4ERR_FILE_OPEN);
+	/* other names are not affected */
+	assert_int_equal(rename_name(&c, "h", "h2"), NFS4_OK);
+	assert_int_equal(remove_name(&c, "h2"), NFS4_OK);
+	assert_int_equal(nfs4_status(OP_REMOVE, -ETXTBSY), NFS4ERR_FILE_OPEN);
+	/* FILE_SHARE_DELETE given: the name may go */
+	assert_int_equal(state_share_change(f, &smb, STATE_ACCESS_READ,
+					    STATE_DENY_WRITE),
+			 0);
+	assert_int_equal(rename_name(&c, "f", "f2"), NFS4_OK);
+	assert_int_equal(rename_name(&c, "f2", "f"), NFS4_OK);
+	state_share_release(f, &smb);
+	state_file_put(f);
+
+	nfs4_fh_clear(&c.cur);
+	rpc_call_finish(&t.call);
+	state_reset(NULL, 0);
+	{
+		struct state_counts sc;
+
+		state_counts(&sc);
+		assert_int_equal(sc.shares, 0);
+		assert_int_equal(sc.ranges, 0);
+	}
+	nfs4_state_set_clock(NULL);
+}
+
 /* ---- grace and reclaim across a restart -------------------------------- */
 
 static void reclaim_complete(clientid4 id, const uint8_t sid[16],
@@ -1534,18 +1508,15 @@ static void test_false_retry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lock_range_end),
-		cmocka_unit_test(test_lock_merge_split),
-		cmocka_unit_test(test_lock_conflicts),
 		cmocka_unit_test(test_stateid_seqid),
 		cmocka_unit_test(test_stateid_lookup),
-		cmocka_unit_test(test_share_matrix),
 		cmocka_unit_test(test_exchange_id_cases),
 		cmocka_unit_test(test_sequence_slots),
 		cmocka_unit_test(test_false_retry),
 		cmocka_unit_test(test_backchannel),
 		cmocka_unit_test(test_client40_and_lease),
 		cmocka_unit_test(test_open40),
+		cmocka_unit_test(test_other_protocols),
 		cmocka_unit_test(test_grace_restart),
 	};
 	int ret;

@@ -3,10 +3,11 @@
  * OPEN (RFC 8881 §18.16, RFC 7530 §16.16), OPEN_CONFIRM (RFC 7530
  * §16.18), OPEN_DOWNGRADE (RFC 8881 §18.18) and CLOSE (§18.2).
  *
- * OPEN runs in three steps: under nfs4_st.mu the owner, its 4.0 seqid and the
- * grace rules; without it the filesystem work (lookup or create, type
- * and permission checks); under nfs4_st.mu again the share reservation check
- * across every open of the file and the open stateid.
+ * OPEN runs in three steps: under nfs4_st.mu the owner, its 4.0 seqid and
+ * the grace rules; without it the filesystem work (lookup or create, type
+ * and permission checks); under nfs4_st.mu again the share reservation
+ * check across every open of the file, NFSv4's and other protocols' (in
+ * the shared file state), and the open stateid.
  */
 #include <errno.h>
 #include <string.h>
@@ -364,35 +365,39 @@ static uint32_t open_check_file(struct nfs4_compound *c, uint32_t access,
 	return NFS4_OK;
 }
 
-/* Under nfs4_st.mu: the share check and the open stateid (new or upgraded). */
+/*
+ * Under nfs4_st.mu: the share check against every open of the file, all
+ * protocols' (the shared file state), and the open stateid, new or
+ * upgraded.
+ */
 static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
 			   struct vfs_obj *obj, uint32_t access, uint32_t deny,
 			   struct OPEN4resok *r, bool *new_open)
 {
-	struct nfs4_file *f;
+	struct state_file *f;
 	struct nfs4_open *op;
+	int ret;
 
 	if (o->dead || o->client->dead)
 		return c->minorversion ? NFS4ERR_BADSESSION : NFS4ERR_EXPIRED;
-	f = nfs4_file_find(obj, true);
+	f = state_file_get(obj);
 	if (!f)
 		return resource(c);
 	op = nfs4_open_find(o, f);
-	if (nfs4_share_conflict(f, op, access, deny)) {
-		nfs4_file_maybe_free(f);
-		return NFS4ERR_SHARE_DENIED;
-	}
-	if (!op) {
-		op = nfs4_open_new(o, f);
-		if (!op) {
-			nfs4_file_maybe_free(f);
-			return resource(c);
-		}
-		*new_open = true;
+	if (op) {
+		ret = nfs4_open_upgrade(op, access, deny);
+		if (ret == 0)
+			nfs4_stid_bump(&op->sid);
 	} else {
-		nfs4_stid_bump(&op->sid);
+		ret = nfs4_open_new(o, f, access, deny, &op);
+		if (ret == 0)
+			*new_open = true;
 	}
-	nfs4_open_add_mode(op, access, deny);
+	state_file_put(f);
+	if (ret == -EBUSY)
+		return NFS4ERR_SHARE_DENIED;
+	if (ret < 0)
+		return resource(c);
 	nfs4_stid_to_wire(&op->sid, &r->stateid);
 	r->rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
 	if (c->minorversion == 0 && !o->confirmed)
@@ -588,7 +593,7 @@ static uint32_t open_op_begin(struct nfs4_compound *c,
 	if (*replay || status != NFS4_OK)
 		return status;
 	*op = o;
-	if (s->file->obj != c->cur.obj)
+	if (state_file_obj(s->file) != c->cur.obj)
 		return NFS4ERR_BAD_STATEID;
 	return nfs4_stid_check_seqid(s, sid, c->minorversion);
 }
@@ -705,8 +710,7 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, void *args,
 	     !(op->deny_bmap & (1u << deny))))
 		status = NFS4ERR_INVAL;
 	if (status == NFS4_OK) {
-		op->access = access;
-		op->deny = deny;
+		nfs4_open_downgrade(op, access, deny);
 		op->access_bmap = bmap_reset(op->access_bmap, access);
 		op->deny_bmap = bmap_reset(op->deny_bmap, deny);
 		nfs4_stid_bump(&op->sid);
@@ -765,8 +769,8 @@ uint32_t nfs4_op_close(struct nfs4_compound *c, void *args, void *res)
 		status = check_confirmed(c, op);
 	for (n = op->lockstates.next;
 	     status == NFS4_OK && n != &op->lockstates; n = n->next)
-		if (nfs4_container_of(n, struct nfs4_lockstate, open_link)
-			    ->nranges)
+		if (nfs4_lockstate_has_locks(nfs4_container_of(
+			    n, struct nfs4_lockstate, open_link)))
 			status = NFS4ERR_LOCKS_HELD;
 	if (status == NFS4_OK) {
 		nfs4_open_close(op, c->minorversion);

@@ -60,7 +60,7 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, void *args, void *res)
 		goto out;
 	}
 	ls = nfs4_container_of(s, struct nfs4_lockstate, sid);
-	if (ls->nranges) {
+	if (nfs4_lockstate_has_locks(ls)) {
 		status = NFS4ERR_LOCKS_HELD;
 		goto out;
 	}

@@ -24,6 +24,7 @@
 #include "nfs4/nfs4_xdr.h"
 #include "nfs4/state/state.h"
 #include "rpc/rpc.h"
+#include "state/file_state.h"
 #include "vfs/vfs.h"
 
 /* Limits (DESIGN.md §5): at a limit the client gets RESOURCE or DELAY. */
@@ -32,7 +33,7 @@
 #define NFS4_MAX_SESSIONS_PER_CLIENT 16
 #define NFS4_MAX_OWNERS_PER_CLIENT 8192
 #define NFS4_MAX_STATEIDS 262144
-#define NFS4_MAX_LOCK_RANGES 262144
+/* byte ranges: STATE_MAX_RANGES of the shared file state */
 #define NFS4_MAX_CONNS_PER_SESSION 8
 
 /* Channel limits offered by CREATE_SESSION (RFC 8881 §18.36). */
@@ -340,15 +341,13 @@ enum nfs4_stid_type {
 	NFS4_STID_CLOSED = 3,          /* 4.0: kept for a CLOSE replay */
 };
 
-struct nfs4_file;
-
 struct nfs4_stid {
 	struct nfs4_stid *hnext;       /* nfs4_st.stid_hash */
 	uint8_t other[NFS4_OTHER_SIZE];
 	uint32_t seqid;
 	uint8_t type;
 	struct nfs4_client *client;
-	struct nfs4_file *file;
+	struct state_file *file;       /* a reference; NULL once CLOSEd */
 };
 
 /* Open or lock owner (RFC 7530 §9.1.5, RFC 8881 §8.2.3). */
@@ -370,12 +369,15 @@ struct nfs4_owner {
 	bool dead;
 };
 
-/* An open stateid: one per (open owner, file). */
+/*
+ * An open stateid: one per (open owner, file). Its share reservation is
+ * kept in the shared file state (holder: the open, STATE_HOLDER_NFS4);
+ * the union and the modes seen, which OPEN_DOWNGRADE needs, stay here.
+ */
 struct nfs4_open {
 	struct nfs4_stid sid;
 	struct nfs4_owner *owner;
 	struct nfs4_list owner_link;
-	struct nfs4_list file_link;
 	struct nfs4_list lockstates;   /* nfs4_lockstate.open_link */
 	uint32_t access;               /* union of share access */
 	uint32_t deny;                 /* union of share deny */
@@ -383,32 +385,17 @@ struct nfs4_open {
 	uint8_t deny_bmap;             /* 1 << each deny mode seen */
 };
 
-/* A lock stateid: one per (lock owner, file), tied to an open. */
+/*
+ * A lock stateid: one per (lock owner, file), tied to an open. Its byte
+ * ranges live in the shared file state, POSIX flavor (holder: the lock
+ * state, STATE_HOLDER_NFS4).
+ */
 struct nfs4_lockstate {
 	struct nfs4_stid sid;
 	struct nfs4_owner *owner;
 	struct nfs4_list owner_link;
 	struct nfs4_open *open;
 	struct nfs4_list open_link;
-	uint32_t nranges;
-};
-
-/* A byte range held by one lock state, [start, end] inclusive. */
-struct nfs4_lock_range {
-	struct nfs4_list link;         /* file's list, sorted by start */
-	const void *holder;            /* the nfs4_lockstate */
-	uint64_t start;
-	uint64_t end;
-	uint32_t type;                 /* READ_LT or WRITE_LT */
-};
-
-/* State hanging off one file (keyed by its vfs object). */
-struct nfs4_file {
-	struct nfs4_file *hnext;
-	struct vfs_obj *obj;           /* owned reference */
-	struct nfs4_list opens;        /* nfs4_open.file_link */
-	struct nfs4_list locks;        /* nfs4_lock_range.link */
-	uint32_t nstates;              /* opens + lock states */
 };
 
 #define NFS4_HASH_SIZE 4096
@@ -429,13 +416,11 @@ struct nfs4_state {
 	uint32_t nclients;
 	uint32_t nsessions;
 	uint32_t nstateids;
-	uint32_t nranges;
 	size_t cache_bytes;            /* all slot caches */
 	struct nfs4_client *client_hash[NFS4_HASH_SIZE];
 	struct nfs4_session *session_hash[NFS4_HASH_SIZE];
 	struct nfs4_stid *stid_hash[NFS4_HASH_SIZE];
 	struct nfs4_owner *owner_hash[NFS4_HASH_SIZE];
-	struct nfs4_file *file_hash[NFS4_HASH_SIZE];
 
 	/* stateids of expired clients (4.0 EXPIRED), a ring */
 	uint8_t tomb[NFS4_TOMBSTONES][NFS4_OTHER_SIZE];
@@ -521,7 +506,7 @@ enum nfs4_slot_verdict nfs4_slot_check(const struct nfs4_slot *slot,
 
 /* stateid.c */
 void nfs4_stid_init(struct nfs4_stid *s, uint8_t type,
-		    struct nfs4_client *cl, struct nfs4_file *f);
+		    struct nfs4_client *cl, struct state_file *f);
 void nfs4_stid_hash(struct nfs4_stid *s);
 void nfs4_stid_unhash(struct nfs4_stid *s);
 void nfs4_stid_bump(struct nfs4_stid *s);
@@ -547,8 +532,6 @@ void nfs4_set_current_stateid(struct nfs4_compound *c,
 			      const struct stateid4 *sid);
 
 /* open.c */
-struct nfs4_file *nfs4_file_find(struct vfs_obj *obj, bool create);
-void nfs4_file_maybe_free(struct nfs4_file *f);
 struct nfs4_owner *nfs4_owner_find(struct nfs4_client *cl, bool is_lock,
 				   const uint8_t *name, uint32_t len);
 struct nfs4_owner *nfs4_owner_new(struct nfs4_client *cl, bool is_lock,
@@ -557,52 +540,37 @@ void nfs4_owner_get(struct nfs4_owner *o);
 void nfs4_owner_put(struct nfs4_owner *o);
 void nfs4_owner_release(struct nfs4_owner *o);
 void nfs4_owner_drop_closed(struct nfs4_owner *o);
-struct nfs4_open *nfs4_open_find(struct nfs4_owner *o, struct nfs4_file *f);
+struct nfs4_open *nfs4_open_find(struct nfs4_owner *o,
+				 const struct state_file *f);
+/* The shared-state holders of an open (shares) and a lock state (ranges). */
+struct state_holder nfs4_open_holder(const struct nfs4_open *op);
+struct state_holder nfs4_lockstate_holder(const struct nfs4_lockstate *ls);
 /*
- * nfs4_share_conflict() - would an open with @access/@deny on @f conflict
- * with any open other than @self? (RFC 8881 §9.7)
+ * nfs4_open_new() - an open stateid of @o on @f holding the share
+ * (@access, @deny) (RFC 8881 §9.7). 0 and *@out; -EBUSY when another
+ * open's share conflicts (SHARE_DENIED); -ENOSPC at the stateid limit;
+ * -ENOMEM.
  */
-bool nfs4_share_conflict(const struct nfs4_file *f,
-			 const struct nfs4_open *self, uint32_t access,
+int nfs4_open_new(struct nfs4_owner *o, struct state_file *f,
+		  uint32_t access, uint32_t deny, struct nfs4_open **out);
+/*
+ * nfs4_open_upgrade() - a second OPEN of the same owner and file adds
+ * @access/@deny: the new union is checked against the other opens'
+ * shares. 0 or -EBUSY (unchanged).
+ */
+int nfs4_open_upgrade(struct nfs4_open *op, uint32_t access, uint32_t deny);
+/*
+ * nfs4_open_downgrade() - OPEN_DOWNGRADE to @access/@deny (modes the
+ * caller checked against the bitmaps).
+ */
+void nfs4_open_downgrade(struct nfs4_open *op, uint32_t access,
 			 uint32_t deny);
-struct nfs4_open *nfs4_open_new(struct nfs4_owner *o, struct nfs4_file *f);
-void nfs4_open_add_mode(struct nfs4_open *op, uint32_t access,
-			uint32_t deny);
 void nfs4_open_free(struct nfs4_open *op);
 /* 4.0 CLOSE: release the share but keep the stateid for a replay. */
 void nfs4_open_close(struct nfs4_open *op, uint32_t minor);
 void nfs4_lockstate_free(struct nfs4_lockstate *ls);
-
-/* lock.c: POSIX range arithmetic on a file's sorted range list. */
-/*
- * nfs4_lock_range_end() - the last byte of [@off, @off + @len), @len ==
- * all-ones meaning to the end; -EINVAL for a zero length or overflow.
- */
-int nfs4_lock_range_end(uint64_t off, uint64_t len, uint64_t *end);
-/*
- * nfs4_lock_conflict() - the first range of another holder than @holder
- * (NULL: conflicts with all) over [@start, @end] that conflicts with a
- * lock of @type (one of the two is a WRITE_LT), or NULL.
- */
-const struct nfs4_lock_range *nfs4_lock_conflict(const struct nfs4_list *l,
-						 const void *holder,
-						 uint64_t start, uint64_t end,
-						 uint32_t type);
-/*
- * nfs4_lock_set() - give @holder [@start, @end] of @type, replacing what
- * it held there, merging with its adjacent ranges of the same type.
- * Returns 0 and the change in the number of ranges in *@change, or
- * -ENOMEM / -ENOSPC (the list is unchanged then). @limit: max extra
- * ranges allowed.
- */
-int nfs4_lock_set(struct nfs4_list *l, const void *holder, uint64_t start,
-		  uint64_t end, uint32_t type, uint32_t limit, int *change);
-/* nfs4_lock_clear() - release [@start, @end] of @holder. Same returns. */
-int nfs4_lock_clear(struct nfs4_list *l, const void *holder, uint64_t start,
-		    uint64_t end, uint32_t limit, int *change);
-/* nfs4_lock_clear_all() - drop every range of @holder; returns how many. */
-int nfs4_lock_clear_all(struct nfs4_list *l, const void *holder);
-uint64_t nfs4_lock_len(uint64_t start, uint64_t end);
+/* Does @ls hold any byte range? */
+bool nfs4_lockstate_has_locks(const struct nfs4_lockstate *ls);
 
 /* grace.c */
 struct nfs4_grace_rec {

@@ -23,7 +23,7 @@ static uint32_t stid_bucket(const uint8_t other[NFS4_OTHER_SIZE])
 
 /** nfs4_stid_init() - a fresh stateid of @type (seqid 1), not hashed. */
 void nfs4_stid_init(struct nfs4_stid *s, uint8_t type,
-		    struct nfs4_client *cl, struct nfs4_file *f)
+		    struct nfs4_client *cl, struct state_file *f)
 {
 	uint64_t n = nfs4_next_id();
 
@@ -224,49 +224,50 @@ uint32_t nfs4_stid_lookup(struct nfs4_compound *c, const struct stateid4 *sid,
 	return stid_find(c, &tmp, types, check_seqid, out);
 }
 
-/* Anonymous/bypass I/O against share reservations (RFC 7530 §9.1.4.3). */
-static uint32_t special_io(struct nfs4_compound *c, bool write, bool bypass)
+/*
+ * Anonymous/bypass I/O against share reservations (RFC 7530 §9.1.4.3) and
+ * mandatory (other protocols') byte-range locks; the READ bypass stateid
+ * bypasses both.
+ */
+static uint32_t special_io(struct nfs4_compound *c, bool write, bool bypass,
+			   const struct state_range *r)
 {
-	struct nfs4_file *f = nfs4_file_find(c->cur.obj, false);
-	struct nfs4_list *n;
-
-	if (!f || (bypass && !write))
+	if (bypass && !write)
 		return NFS4_OK;
-	for (n = f->opens.next; n != &f->opens; n = n->next) {
-		struct nfs4_open *op =
-			nfs4_container_of(n, struct nfs4_open, file_link);
-
-		if (op->deny & (write ? OPEN4_SHARE_DENY_WRITE
-				      : OPEN4_SHARE_DENY_READ))
-			return NFS4ERR_LOCKED;
-	}
+	if (state_share_denies_obj(c->cur.obj, write ? STATE_ACCESS_WRITE
+						     : STATE_ACCESS_READ))
+		return NFS4ERR_LOCKED;
+	if (state_check_io_obj(c->cur.obj, NULL, write, r) < 0)
+		return NFS4ERR_LOCKED;
 	return NFS4_OK;
 }
 
 /**
- * nfs4_state_check_io() - see state.h. Byte-range locks are advisory
- * (POSIX semantics, as knfsd): I/O under an open or lock stateid is not
- * refused because another owner holds a lock over the range.
+ * nfs4_state_check_io() - see state.h. NFSv4 byte-range locks are
+ * advisory (POSIX semantics, as knfsd): I/O under an open or lock
+ * stateid is not refused because another owner holds a lock over the
+ * range; only mandatory locks of other protocols (SMB) refuse it.
  */
 uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 			     const struct stateid4 *sid, bool write,
 			     uint64_t off, uint64_t len)
 {
+	struct state_holder h;
+	struct state_range r;
 	struct nfs4_stid *s;
 	struct nfs4_open *op;
 	struct stateid4 tmp;
 	uint32_t status;
 
-	(void)off;
-	(void)len;
 	if (!c->cur.set || c->cur.pseudo || !c->cur.obj)
 		return NFS4ERR_BAD_STATEID;
 	status = resolve_current(c, sid, &tmp);
 	if (status != NFS4_OK)
 		return status;
+	state_range_io(off, len, &r);
 	pthread_mutex_lock(&nfs4_st.mu);
 	if (nfs4_stateid_is_anon(&tmp) || nfs4_stateid_is_bypass(&tmp)) {
-		status = special_io(c, write, nfs4_stateid_is_bypass(&tmp));
+		status = special_io(c, write, nfs4_stateid_is_bypass(&tmp), &r);
 		goto out;
 	}
 	status = stid_find(c, &tmp,
@@ -274,14 +275,20 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 			   &s);
 	if (status != NFS4_OK)
 		goto out;
-	if (s->file->obj != c->cur.obj) {
+	if (state_file_obj(s->file) != c->cur.obj) {
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
-	if (s->type == NFS4_STID_OPEN)
+	if (s->type == NFS4_STID_OPEN) {
 		op = nfs4_container_of(s, struct nfs4_open, sid);
-	else
-		op = nfs4_container_of(s, struct nfs4_lockstate, sid)->open;
+		h = nfs4_open_holder(op);
+	} else {
+		struct nfs4_lockstate *ls =
+			nfs4_container_of(s, struct nfs4_lockstate, sid);
+
+		op = ls->open;
+		h = nfs4_lockstate_holder(ls);
+	}
 	if (!op->owner->confirmed) {
 		status = NFS4ERR_BAD_STATEID; /* before OPEN_CONFIRM */
 		goto out;
@@ -290,6 +297,8 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 	 * read to fill partial pages of files they write */
 	if (write && !(op->access & OPEN4_SHARE_ACCESS_WRITE))
 		status = NFS4ERR_OPENMODE;
+	else if (state_check_io(s->file, &h, write, &r) < 0)
+		status = NFS4ERR_LOCKED;
 out:
 	pthread_mutex_unlock(&nfs4_st.mu);
 	return status;
