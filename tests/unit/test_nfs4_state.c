@@ -335,18 +335,28 @@ static void test_stateid_lookup(void **state)
 	state_reset(NULL, 0);
 	tcall_init(&t, 0);
 	comp_init(&c, &t, 0, 1);
+	/* a client record of our own: the table's reference, its mutex */
+	atomic_init(&fake.refs, 1);
+	pthread_mutex_init(&fake.mu, NULL);
 	s = calloc(1, sizeof(*s));
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&fake.mu);
 	nfs4_stid_init(s, NFS4_STID_OPEN, &fake, NULL);
 	nfs4_stid_hash(s);
+	pthread_mutex_unlock(&fake.mu);
 	nfs4_stid_to_wire(s, &sid);
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
 			 NFS4_OK);
 	assert_ptr_equal(found, s);
+	/* found: its client is locked and pinned for us */
+	assert_int_equal(atomic_load(&fake.refs), 2);
+	assert_int_equal(pthread_mutex_trylock(&fake.mu), EBUSY);
+	nfs4_client_unlock_put(found->client);
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_LOCK,
 					  true, &found),
 			 NFS4ERR_BAD_STATEID);
+	/* an error holds nothing */
+	assert_int_equal(atomic_load(&fake.refs), 1);
 	sid.other[0] ^= 0x55; /* another boot id */
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
@@ -371,6 +381,7 @@ static void test_stateid_lookup(void **state)
 						  1u << NFS4_STID_OPEN, true,
 						  &found),
 				 NFS4_OK);
+		nfs4_client_unlock_put(found->client);
 		c.cur.stateid_set = false;
 		assert_int_equal(nfs4_stid_lookup(&c, &cur,
 						  1u << NFS4_STID_OPEN, true,
@@ -380,7 +391,9 @@ static void test_stateid_lookup(void **state)
 	c.client = NULL;
 	c.minorversion = 0;
 	fake.expiring = true;
+	pthread_mutex_lock(&fake.mu);
 	nfs4_stid_unhash(s);
+	pthread_mutex_unlock(&fake.mu);
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
 			 NFS4ERR_EXPIRED);
@@ -388,7 +401,8 @@ static void test_stateid_lookup(void **state)
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
 			 NFS4ERR_BAD_STATEID);
-	pthread_mutex_unlock(&nfs4_st.mu);
+	assert_int_equal(atomic_load(&fake.refs), 1);
+	pthread_mutex_destroy(&fake.mu);
 	free(s);
 	rpc_call_finish(&t.call);
 }
@@ -984,8 +998,8 @@ static void test_other_protocols(void **state)
 	id = client40("mixed-client", 0, 1);
 	tcall_init(&t, 0);
 	comp_init(&c, &t, 0, 3);
-	open40(&c, id, "mo1", 1, OPEN4_SHARE_ACCESS_BOTH,
-	       OPEN4_SHARE_DENY_NONE, true, &r);
+	open40(&c, id, "mo1", 1, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE,
+	       true, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	rd_stateid(r.body, &s1);
 	confirm40(&c, &s1, 2, &r);
@@ -1039,15 +1053,15 @@ static void test_other_protocols(void **state)
 	 * FILE_SHARE_DELETE */
 	close40(&c, &s1, 4, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	assert_int_equal(state_share_acquire(f, &smb, STATE_ACCESS_READ,
-					     STATE_DENY_WRITE |
-						     STATE_DENY_DELETE),
-			 0);
+	assert_int_equal(
+		state_share_acquire(f, &smb, STATE_ACCESS_READ,
+				    STATE_DENY_WRITE | STATE_DENY_DELETE),
+		0);
 	open40(&c, id, "mo1", 5, OPEN4_SHARE_ACCESS_WRITE,
 	       OPEN4_SHARE_DENY_NONE, false, &r);
 	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
-	open40(&c, id, "mo1", 6, OPEN4_SHARE_ACCESS_READ,
-	       OPEN4_SHARE_DENY_READ, false, &r);
+	open40(&c, id, "mo1", 6, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ,
+	       false, &r);
 	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
 	/* anonymous writes are refused by its deny-write (the entry holds
 	 * the object for us) */
@@ -1095,6 +1109,429 @@ static void test_other_protocols(void **state)
 		assert_int_equal(sc.ranges, 0);
 	}
 	nfs4_state_set_clock(NULL);
+}
+
+/* ---- threads: clients at once -------------------------------------------- */
+
+/*
+ * Several clients drive the state module at once through the operations
+ * (SEQUENCE, OPEN, LOCK, LOCKU, TEST_STATEID, CLOSE, check_io; a 4.0 client
+ * with RENEW and its seqids) on a few shared files, while another thread
+ * creates and destroys clients and sessions and runs the reaper: the
+ * structural lock against the hot path. Meant for ThreadSanitizer too
+ * (docs/testing.md). cmocka's asserts are for the main thread only, so
+ * the threads count what went wrong and the main thread checks.
+ */
+#define MT_CLIENTS 4
+#define MT_ROUNDS  2000
+#define MT_FILES   3
+
+/* run_op without cmocka: the status, or UINT32_MAX if it did not decode */
+static uint32_t mt_op(struct nfs4_compound *c, const struct nfs4_op *op,
+		      const uint8_t *args, size_t alen, uint8_t *body,
+		      size_t bsize)
+{
+	void *a = calloc(1, op->args_size + 1);
+	void *r = calloc(1, op->res_size + 1);
+	uint8_t enc[4100];
+	struct xdr_buf x;
+	uint32_t st = UINT32_MAX;
+
+	if (!a || !r)
+		goto out;
+	xdr_init(&x, (void *)args, alen);
+	if (!op->decode(&x, a) || xdr_remaining(&x) != 0)
+		goto out;
+	st = op->handle(c, a, r);
+	if (c->op_replay) { /* not expected: 4.0 seqids go one by one */
+		c->op_replay = NULL;
+		c->op_replay_len = 0;
+		st = UINT32_MAX - 1;
+		goto out_release;
+	}
+	xdr_init(&x, enc, sizeof(enc));
+	xdr_enc_u32(&x, st);
+	if (op->encode && (st == NFS4_OK || op->encode_err) &&
+	    !op->encode(&x, st, r))
+		st = UINT32_MAX - 2;
+	if (op->cache)
+		op->cache(c, r, enc, x.pos);
+	if (body)
+		memcpy(body, enc + 4, x.pos - 4 < bsize ? x.pos - 4 : bsize);
+out_release:
+	if (op->release)
+		op->release(c, r);
+out:
+	free(a);
+	free(r);
+	return st;
+}
+
+static bool mt_root(struct nfs4_compound *c)
+{
+	struct vfs_obj *root;
+
+	nfs4_fh_clear(&c->cur);
+	if (vfs_obj_root(vex, &root) != 0)
+		return false;
+	c->cur.set = true;
+	c->cur.obj = root;
+	c->cur.opts = &vopts;
+	return true;
+}
+
+static uint32_t mt_sequence(struct nfs4_compound *c, const uint8_t sid[16],
+			    uint32_t seq)
+{
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	xdr_enc_opaque_fixed(x, sid, 16);
+	xdr_enc_u32(x, seq);
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, 0);
+	xdr_enc_bool(x, false);
+	return mt_op(c, &nfs4_op_desc_sequence, w.b, x->pos, NULL, 0);
+}
+
+/* OPEN (CLAIM_NULL, create UNCHECKED) of @name in the root. */
+static uint32_t mt_open(struct nfs4_compound *c, clientid4 id,
+			const char *owner, uint32_t seqid, uint32_t deny,
+			const char *name, struct stateid4 *sid)
+{
+	uint8_t body[64];
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+	uint32_t st;
+
+	if (!mt_root(c))
+		return UINT32_MAX;
+	xdr_enc_u32(x, seqid);
+	xdr_enc_u32(x, OPEN4_SHARE_ACCESS_BOTH);
+	xdr_enc_u32(x, deny);
+	xdr_enc_u64(x, id);
+	wb_str(x, owner);
+	xdr_enc_u32(x, OPEN4_CREATE);
+	xdr_enc_u32(x, UNCHECKED4);
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, CLAIM_NULL);
+	wb_str(x, name);
+	st = mt_op(c, &nfs4_op_desc_open, w.b, x->pos, body, sizeof(body));
+	if (st == NFS4_OK)
+		rd_stateid(body, sid);
+	return st;
+}
+
+static uint32_t mt_stateid_op(struct nfs4_compound *c, const struct nfs4_op *op,
+			      uint32_t seqid, bool seqid_first,
+			      const struct stateid4 *sid, struct stateid4 *out)
+{
+	uint8_t body[64];
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+	uint32_t st;
+
+	if (seqid_first)
+		xdr_enc_u32(x, seqid);
+	wb_stateid(x, sid);
+	if (!seqid_first)
+		xdr_enc_u32(x, seqid);
+	st = mt_op(c, op, w.b, x->pos, body, sizeof(body));
+	if (st == NFS4_OK && out)
+		rd_stateid(body, out);
+	return st;
+}
+
+/* all threads start together, so that they overlap */
+static pthread_barrier_t mt_start;
+
+struct mt_client {
+	int idx;
+	clientid4 id;
+	uint8_t sid[16];
+	unsigned int seed;
+	int errors;
+	int opened, locked, denied;
+};
+
+/* One 4.1 client: a compound per round. */
+static void *mt_client41(void *arg)
+{
+	struct mt_client *m = arg;
+	char owner[16], lowner[16], name[16];
+	uint32_t seq = 0;
+	int i;
+
+	pthread_barrier_wait(&mt_start);
+
+	for (i = 0; i < MT_ROUNDS; i++) {
+		struct stateid4 os, ls;
+		struct nfs4_compound c;
+		struct tcall t;
+		struct wbuf w;
+		struct xdr_buf *x;
+		uint32_t st, deny;
+		uint64_t off = (uint64_t)(rand_r(&m->seed) % 4) * 10;
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 1, 8);
+		if (mt_sequence(&c, m->sid, ++seq) != NFS4_OK) {
+			m->errors++;
+			rpc_call_finish(&t.call);
+			continue;
+		}
+		snprintf(owner, sizeof(owner), "o%d.%d", m->idx, i % 2);
+		snprintf(lowner, sizeof(lowner), "l%d.%d", m->idx, i);
+		snprintf(name, sizeof(name), "mt%d",
+			 rand_r(&m->seed) % MT_FILES);
+		deny = rand_r(&m->seed) % 4 == 0 ? OPEN4_SHARE_DENY_WRITE
+						 : OPEN4_SHARE_DENY_NONE;
+		st = mt_open(&c, m->id, owner, 0, deny, name, &os);
+		if (st == NFS4ERR_SHARE_DENIED) {
+			m->denied++;
+			goto end;
+		}
+		if (st != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		m->opened++;
+		/* POSIX locks never refuse I/O; the open allows both */
+		if (nfs4_state_check_io(&c, &os, false, off, 10) != NFS4_OK ||
+		    nfs4_state_check_io(&c, &os, true, off, 10) != NFS4_OK)
+			m->errors++;
+		/* LOCK from the open, for a new lock owner */
+		x = wb_init(&w);
+		xdr_enc_u32(x, WRITE_LT);
+		xdr_enc_bool(x, false);
+		xdr_enc_u64(x, off);
+		xdr_enc_u64(x, 10);
+		xdr_enc_bool(x, true);
+		xdr_enc_u32(x, 0);
+		wb_stateid(x, &os);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u64(x, m->id);
+		wb_str(x, lowner);
+		{
+			uint8_t body[64];
+
+			st = mt_op(&c, &nfs4_op_desc_lock, w.b, x->pos, body,
+				   sizeof(body));
+			if (st == NFS4_OK)
+				rd_stateid(body, &ls);
+		}
+		if (st == NFS4_OK) {
+			m->locked++;
+			x = wb_init(&w);
+			xdr_enc_u32(x, WRITE_LT);
+			xdr_enc_u32(x, 0);
+			wb_stateid(x, &ls);
+			xdr_enc_u64(x, off);
+			xdr_enc_u64(x, 10);
+			if (mt_op(&c, &nfs4_op_desc_locku, w.b, x->pos, NULL,
+				  0) != NFS4_OK)
+				m->errors++;
+		} else if (st != NFS4ERR_DENIED) {
+			m->errors++;
+		}
+		/* TEST_STATEID of the open: valid */
+		x = wb_init(&w);
+		xdr_enc_u32(x, 1);
+		wb_stateid(x, &os);
+		{
+			uint8_t body[16];
+
+			if (mt_op(&c, &nfs4_op_desc_test_stateid, w.b, x->pos,
+				  body, sizeof(body)) != NFS4_OK ||
+			    be32(body + 4) != NFS4_OK)
+				m->errors++;
+		}
+		if (mt_stateid_op(&c, &nfs4_op_desc_close, 0, true, &os,
+				  NULL) != NFS4_OK)
+			m->errors++;
+	end:
+		nfs4_sequence_cache(&c, (const uint8_t *)"r", 1);
+		nfs4_compound_end(&c);
+		nfs4_fh_clear(&c.cur);
+		rpc_call_finish(&t.call);
+	}
+	return NULL;
+}
+
+/* A 4.0 client: RENEW, OPEN (confirmed once), I/O checks, CLOSE. */
+static void *mt_client40(void *arg)
+{
+	struct mt_client *m = arg;
+	uint32_t seqid = 1;
+	bool confirmed = false;
+	int i;
+
+	pthread_barrier_wait(&mt_start);
+
+	for (i = 0; i < MT_ROUNDS; i++) {
+		struct nfs4_compound c;
+		struct stateid4 os;
+		struct tcall t;
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 0, 3);
+		xdr_enc_u64(x, m->id);
+		if (mt_op(&c, &nfs4_op_desc_renew, w.b, x->pos, NULL, 0) !=
+		    NFS4_OK)
+			m->errors++;
+		if (mt_open(&c, m->id, "o40", seqid++, OPEN4_SHARE_DENY_NONE,
+			    "m40", &os) != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		if (!confirmed) {
+			if (mt_stateid_op(&c, &nfs4_op_desc_open_confirm,
+					  seqid++, false, &os, &os) != NFS4_OK)
+				m->errors++;
+			confirmed = true;
+		}
+		m->opened++;
+		if (nfs4_state_check_io(&c, &os, true, 0, 4096) != NFS4_OK)
+			m->errors++;
+		if (mt_stateid_op(&c, &nfs4_op_desc_close, seqid++, true, &os,
+				  NULL) != NFS4_OK)
+			m->errors++;
+	end:
+		nfs4_fh_clear(&c.cur);
+		rpc_call_finish(&t.call);
+	}
+	return NULL;
+}
+
+/* Structural work meanwhile: clients and sessions come and go. */
+static void *mt_churn(void *arg)
+{
+	struct mt_client *m = arg;
+	int i;
+
+	pthread_barrier_wait(&mt_start);
+
+	for (i = 0; i < MT_ROUNDS / 3; i++) {
+		uint8_t body[128], sid[16];
+		struct nfs4_compound c;
+		struct tcall t;
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+		char owner[24];
+		clientid4 id;
+		uint32_t st;
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 1, 1);
+		snprintf(owner, sizeof(owner), "churn-%d", i);
+		wb_verf(x, 1);
+		wb_str(x, owner);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u32(x, SP4_NONE);
+		xdr_enc_u32(x, 0);
+		st = mt_op(&c, &nfs4_op_desc_exchange_id, w.b, x->pos, body,
+			   sizeof(body));
+		if (st != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		id = be64(body);
+		x = wb_init(&w);
+		xdr_enc_u64(x, id);
+		xdr_enc_u32(x, be32(body + 8));
+		xdr_enc_u32(x, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+		enc_chan(x, 1 << 20, 8);
+		enc_chan(x, 4096, 4);
+		xdr_enc_u32(x, 0x40000000);
+		xdr_enc_u32(x, 1);
+		xdr_enc_u32(x, AUTH_NONE);
+		if (mt_op(&c, &nfs4_op_desc_create_session, w.b, x->pos, body,
+			  sizeof(body)) != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		memcpy(sid, body, 16);
+		nfs4_state_reap();
+		/* a session in use cannot go with its client */
+		x = wb_init(&w);
+		xdr_enc_u64(x, id);
+		if (mt_op(&c, &nfs4_op_desc_destroy_clientid, w.b, x->pos, NULL,
+			  0) != NFS4ERR_CLIENTID_BUSY)
+			m->errors++;
+		x = wb_init(&w);
+		xdr_enc_opaque_fixed(x, sid, 16);
+		if (mt_op(&c, &nfs4_op_desc_destroy_session, w.b, x->pos, NULL,
+			  0) != NFS4_OK)
+			m->errors++;
+		/* a connection closing walks every client's sessions */
+		nfs4_bc_conn_closed(t.call.conn);
+		x = wb_init(&w);
+		xdr_enc_u64(x, id);
+		if (mt_op(&c, &nfs4_op_desc_destroy_clientid, w.b, x->pos, NULL,
+			  0) != NFS4_OK)
+			m->errors++;
+	end:
+		nfs4_compound_end(&c);
+		rpc_call_finish(&t.call);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct mt_client m[MT_CLIENTS + 2];
+	pthread_t th[MT_CLIENTS + 2];
+	struct state_counts sc;
+	int i;
+
+	(void)state;
+	if (!vex)
+		skip();
+	state_reset(NULL, 0);
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < MT_CLIENTS; i++) {
+		char owner[16];
+
+		snprintf(owner, sizeof(owner), "mt-client-%d", i);
+		m[i].idx = i;
+		m[i].seed = (unsigned int)i * 2654435761u + 1;
+		client41(owner, 0, &m[i].id, m[i].sid);
+	}
+	m[MT_CLIENTS].id = client40("mt-client-40", 0, 1);
+	pthread_barrier_init(&mt_start, NULL, MT_CLIENTS + 2);
+	for (i = 0; i < MT_CLIENTS; i++)
+		assert_int_equal(
+			pthread_create(&th[i], NULL, mt_client41, &m[i]), 0);
+	assert_int_equal(pthread_create(&th[MT_CLIENTS], NULL, mt_client40,
+					&m[MT_CLIENTS]),
+			 0);
+	assert_int_equal(pthread_create(&th[MT_CLIENTS + 1], NULL, mt_churn,
+					&m[MT_CLIENTS + 1]),
+			 0);
+	for (i = 0; i < MT_CLIENTS + 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&mt_start);
+	for (i = 0; i < MT_CLIENTS + 2; i++)
+		assert_int_equal(m[i].errors, 0);
+	for (i = 0; i < MT_CLIENTS; i++) {
+		fprintf(stderr,
+			"test_threads: client %d: %d opens, %d locks, "
+			"%d opens denied\n",
+			i, m[i].opened, m[i].locked, m[i].denied);
+		assert_int_equal(m[i].opened + m[i].denied, MT_ROUNDS);
+		assert_true(m[i].opened > 0);
+		assert_true(m[i].locked > 0);
+	}
+	assert_int_equal(m[MT_CLIENTS].opened, MT_ROUNDS);
+	/* everything was closed: no share, no range, no entry left */
+	state_counts(&sc);
+	assert_int_equal(sc.shares, 0);
+	assert_int_equal(sc.ranges, 0);
+	assert_int_equal(sc.files, 0);
+	state_reset(NULL, 0);
 }
 
 /* ---- grace and reclaim across a restart -------------------------------- */
@@ -1517,6 +1954,7 @@ int main(void)
 		cmocka_unit_test(test_client40_and_lease),
 		cmocka_unit_test(test_open40),
 		cmocka_unit_test(test_other_protocols),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_grace_restart),
 	};
 	int ret;

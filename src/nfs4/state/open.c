@@ -4,7 +4,7 @@
  * §9.7, RFC 7530 §9.9) and lock stateids. The reservations and the byte
  * ranges themselves are kept in the shared file state (src/state/), whose
  * entry each open and lock stateid holds a reference on, so that other
- * protocols see them. Under nfs4_st.mu.
+ * protocols see them. Under the client's mutex (state_int.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,14 +20,10 @@ _Static_assert(OPEN4_SHARE_DENY_READ == STATE_DENY_READ &&
 		       OPEN4_SHARE_DENY_WRITE == STATE_DENY_WRITE,
 	       "NFSv4 share deny bits");
 
-static uint32_t owner_bucket(const struct nfs4_client *cl, bool is_lock,
-			     const uint8_t *name, uint32_t len)
+/* The bucket of owner @name in its client's hash. */
+static uint32_t owner_bucket(bool is_lock, const uint8_t *name, uint32_t len)
 {
-	uint32_t h = nfs4_hash_bytes(name, len);
-	uintptr_t key = (uintptr_t)cl; /* the client's identity */
-
-	h ^= nfs4_hash_bytes(&key, sizeof(key)) + is_lock;
-	return h % NFS4_HASH_SIZE;
+	return (nfs4_hash_bytes(name, len) + is_lock) % NFS4_OWNER_BUCKETS;
 }
 
 /** nfs4_owner_find() - @cl's open (or lock) owner @name, or NULL. */
@@ -36,17 +32,18 @@ struct nfs4_owner *nfs4_owner_find(struct nfs4_client *cl, bool is_lock,
 {
 	struct nfs4_owner *o;
 
-	for (o = nfs4_st.owner_hash[owner_bucket(cl, is_lock, name, len)]; o;
+	for (o = cl->owner_hash[owner_bucket(is_lock, name, len)]; o;
 	     o = o->hnext)
-		if (o->client == cl && o->is_lock == is_lock &&
-		    o->name_len == len && memcmp(o->name, name, len) == 0)
+		if (o->is_lock == is_lock && o->name_len == len &&
+		    memcmp(o->name, name, len) == 0)
 			return o;
 	return NULL;
 }
 
 /**
- * nfs4_owner_new() - a new owner of @cl (4.1 owners are born confirmed).
- * NULL at the per-client limit or without memory.
+ * nfs4_owner_new() - a new owner of @cl (4.1 owners are born confirmed),
+ * holding a reference on @cl. NULL at the per-client limit or without
+ * memory.
  */
 struct nfs4_owner *nfs4_owner_new(struct nfs4_client *cl, bool is_lock,
 				  const uint8_t *name, uint32_t len)
@@ -66,14 +63,15 @@ struct nfs4_owner *nfs4_owner_new(struct nfs4_client *cl, bool is_lock,
 	}
 	memcpy(o->name, name, len);
 	o->name_len = len;
+	nfs4_client_get(cl);
 	o->client = cl;
 	o->is_lock = is_lock;
 	o->confirmed = cl->minor >= 1;
 	o->last_used = nfs4_now_ms();
 	nfs4_list_init(&o->states);
-	b = owner_bucket(cl, is_lock, name, len);
-	o->hnext = nfs4_st.owner_hash[b];
-	nfs4_st.owner_hash[b] = o;
+	b = owner_bucket(is_lock, name, len);
+	o->hnext = cl->owner_hash[b];
+	cl->owner_hash[b] = o;
 	nfs4_list_add_tail(&cl->owners, &o->client_link);
 	cl->nowners++;
 	return o;
@@ -85,8 +83,11 @@ void nfs4_owner_get(struct nfs4_owner *o)
 	o->refs++;
 }
 
+/* Under the client's mutex: the caller holds its own reference on the
+ * client, so this put is never the client's last. */
 static void owner_free(struct nfs4_owner *o)
 {
+	nfs4_client_put(o->client);
 	free(o->replay);
 	free(o->name);
 	free(o);
@@ -130,8 +131,8 @@ void nfs4_owner_release(struct nfs4_owner *o)
 				o->states.next, struct nfs4_open, owner_link));
 	}
 	nfs4_owner_drop_closed(o);
-	pp = &nfs4_st.owner_hash[owner_bucket(o->client, o->is_lock, o->name,
-					      o->name_len)];
+	pp = &o->client->owner_hash[owner_bucket(o->is_lock, o->name,
+						 o->name_len)];
 	for (; *pp; pp = &(*pp)->hnext) {
 		if (*pp == o) {
 			*pp = o->hnext;
@@ -178,8 +179,7 @@ struct state_holder nfs4_lockstate_holder(const struct nfs4_lockstate *ls)
 }
 
 /* Remember the union and the modes seen (OPEN_DOWNGRADE's rules). */
-static void open_add_mode(struct nfs4_open *op, uint32_t access,
-			  uint32_t deny)
+static void open_add_mode(struct nfs4_open *op, uint32_t access, uint32_t deny)
 {
 	op->access |= access;
 	op->deny |= deny;
@@ -188,8 +188,8 @@ static void open_add_mode(struct nfs4_open *op, uint32_t access,
 }
 
 /** nfs4_open_new() - see state_int.h. */
-int nfs4_open_new(struct nfs4_owner *o, struct state_file *f,
-		  uint32_t access, uint32_t deny, struct nfs4_open **out)
+int nfs4_open_new(struct nfs4_owner *o, struct state_file *f, uint32_t access,
+		  uint32_t deny, struct nfs4_open **out)
 {
 	struct state_holder h;
 	struct nfs4_open *op;
@@ -205,7 +205,7 @@ int nfs4_open_new(struct nfs4_owner *o, struct state_file *f,
 		free(op);
 		return ret;
 	}
-	if (nfs4_st.nstateids >= NFS4_MAX_STATEIDS) {
+	if (atomic_load(&nfs4_st.nstateids) >= NFS4_MAX_STATEIDS) {
 		state_share_release(f, &h);
 		free(op);
 		return -ENOSPC;
@@ -236,8 +236,7 @@ int nfs4_open_upgrade(struct nfs4_open *op, uint32_t access, uint32_t deny)
 }
 
 /** nfs4_open_downgrade() - see state_int.h. */
-void nfs4_open_downgrade(struct nfs4_open *op, uint32_t access,
-			 uint32_t deny)
+void nfs4_open_downgrade(struct nfs4_open *op, uint32_t access, uint32_t deny)
 {
 	struct state_holder h = nfs4_open_holder(op);
 

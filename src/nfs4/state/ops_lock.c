@@ -187,7 +187,7 @@ static struct nfs4_lockstate *lockstate_new(struct nfs4_owner *lo,
 	struct state_file *f = op->sid.file;
 	struct nfs4_lockstate *ls;
 
-	if (nfs4_st.nstateids >= NFS4_MAX_STATEIDS)
+	if (atomic_load(&nfs4_st.nstateids) >= NFS4_MAX_STATEIDS)
 		return NULL;
 	ls = calloc(1, sizeof(*ls));
 	if (!ls)
@@ -213,6 +213,7 @@ static uint32_t check_file(const struct nfs4_compound *c,
 }
 
 struct lock_ctx {
+	struct nfs4_client *cl;         /* pinned and locked, or NULL */
 	struct nfs4_owner *seq_owner;   /* whose seqid this LOCK uses */
 	uint32_t seqid;
 	struct nfs4_open *op;
@@ -233,6 +234,7 @@ static uint32_t lock_new_owner(struct nfs4_compound *c,
 				  1u << NFS4_STID_OPEN, false, &s);
 	if (status != NFS4_OK)
 		return status;
+	lc->cl = s->client;
 	op = nfs4_container_of(s, struct nfs4_open, sid);
 	status = nfs4_seqid_check(c, op->owner, a->open_seqid, replay);
 	if (*replay || status != NFS4_OK)
@@ -275,6 +277,7 @@ static uint32_t lock_exist_owner(struct nfs4_compound *c,
 				  false, &s);
 	if (status != NFS4_OK)
 		return status;
+	lc->cl = s->client;
 	lc->ls = nfs4_container_of(s, struct nfs4_lockstate, sid);
 	lc->lo = lc->ls->owner;
 	lc->op = lc->ls->open;
@@ -312,7 +315,6 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 
 	if (!valid_type(a->locktype))
 		return NFS4ERR_INVAL;
-	pthread_mutex_lock(&nfs4_st.mu);
 	if (a->new_lock_owner)
 		status = lock_new_owner(c, a, &lc, &replay);
 	else
@@ -325,8 +327,8 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 			    : nfs4_grace_check_new();
 	if (status != NFS4_OK)
 		goto out_seqid;
-	if (!(lc.op->access & (excl ? OPEN4_SHARE_ACCESS_WRITE
-				    : OPEN4_SHARE_ACCESS_READ))) {
+	if (!(lc.op->access &
+	      (excl ? OPEN4_SHARE_ACCESS_WRITE : OPEN4_SHARE_ACCESS_READ))) {
 		status = NFS4ERR_OPENMODE;
 		goto out_seqid;
 	}
@@ -340,8 +342,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 		h = nfs4_lockstate_holder(lc.ls);
 		hp = &h;
 	}
-	if (state_lock_test(f, hp, &range, excl, fill_denied, &dc) ==
-	    -EAGAIN) {
+	if (state_lock_test(f, hp, &range, excl, fill_denied, &dc) == -EAGAIN) {
 		status = denied_status(&dc);
 		goto out_seqid;
 	}
@@ -371,14 +372,15 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 	nfs4_stid_to_wire(&lc.ls->sid, &r->lock_stateid);
 	nfs4_set_current_stateid(c, &r->lock_stateid);
 	if (a->reclaim) {
-		nfs4_st.reclaimed_locks++;
+		atomic_fetch_add(&nfs4_st.reclaimed_locks, 1);
 		log_debug("nfs4: client %016llx reclaimed a lock",
 			  (unsigned long long)lc.lo->client->clientid);
 	}
 out_seqid:
 	nfs4_seqid_done(c, &r->seq, lc.seq_owner, lc.seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (lc.cl)
+		nfs4_client_unlock_put(lc.cl);
 	return status;
 }
 
@@ -447,10 +449,9 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, void *args, void *res)
 		return status;
 	if (state_range_nfs(a->offset, a->length, &range) < 0)
 		return NFS4ERR_INVAL;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_owner_client(c, a->clientid, &cl);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
 	status = nfs4_grace_check_new();
 	if (status != NFS4_OK)
 		goto out;
@@ -469,7 +470,7 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, void *args, void *res)
 		status = denied_status(&dc);
 	state_file_put(f);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 
@@ -529,11 +530,10 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, void *args, void *res)
 
 	if (!valid_type(a->locktype))
 		return NFS4ERR_INVAL;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_stid_lookup(c, &a->lock_stateid, 1u << NFS4_STID_LOCK,
 				  false, &s);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
 	ls = nfs4_container_of(s, struct nfs4_lockstate, sid);
 	status = nfs4_seqid_check(c, ls->owner, a->seqid, &replay);
 	if (replay || status != NFS4_OK)
@@ -557,7 +557,7 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, void *args, void *res)
 	}
 	nfs4_seqid_done(c, &r->seq, ls->owner, a->seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(s->client);
 	return status;
 }
 
@@ -597,10 +597,9 @@ uint32_t nfs4_op_release_lockowner(struct nfs4_compound *c, void *args,
 
 	(void)c;
 	(void)res;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_client_check40(a->clientid, &cl);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
 	lo = nfs4_owner_find(cl, true, a->owner.data, a->owner.len);
 	if (!lo)
 		goto out;
@@ -613,7 +612,7 @@ uint32_t nfs4_op_release_lockowner(struct nfs4_compound *c, void *args,
 	}
 	nfs4_owner_release(lo);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 
