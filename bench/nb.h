@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nasd-bench: an NFS load generator on libnfs's asynchronous API.
+ * NFSv3, and NFSv4.0 (?version=4 in the URL) for the read workloads.
  *
  * One job = one nfs_context = one TCP connection with up to `depth`
  * requests in flight. Jobs are spread over client threads; each thread polls
@@ -24,6 +25,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
+#include <nfsc/libnfs-raw-nfs4.h>
 
 #define NB_MAX_JOBS	1024
 #define NB_MAX_DEPTH	1024
@@ -193,6 +195,7 @@ struct nb_job {
 struct nb_opts {
 	enum nb_workload workload;
 	const char *url;
+	bool nfs4;			/* ?version=4: each job an NFSv4.0 client */
 	unsigned int jobs;
 	unsigned int depth;
 	unsigned int threads;

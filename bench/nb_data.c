@@ -5,6 +5,8 @@
  * nfs_pwrite_async. Writes are UNSTABLE (libnfs's default) and each job ends
  * a write phase with a COMMIT (nfs_fsync_async), inside the timed phase;
  * --sync opens the files O_SYNC so that every WRITE is FILE_SYNC instead.
+ * Over NFSv4 (read workloads only) the files are opened read-only and must
+ * exist with --size bytes already.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -149,7 +151,9 @@ void nb_data_configure(struct nb_run *run, bool prep)
  */
 int nb_data_prepare(struct nb_run *run)
 {
-	int flags = O_RDWR | O_CREAT | (run->o.sync ? O_SYNC : 0);
+	/* NFSv4 reads what an NFSv3 run wrote (see nb_opts.nfs4) */
+	int flags = run->o.nfs4 ? O_RDONLY
+				: O_RDWR | O_CREAT | (run->o.sync ? O_SYNC : 0);
 	struct nb_result *res;
 	uint64_t fill = 0;
 	unsigned int i;
@@ -177,6 +181,14 @@ int nb_data_prepare(struct nb_run *run)
 			return -1;
 		}
 		job->file_size = st.nfs_size;
+		if (run->o.nfs4 && st.nfs_size < run->o.size) {
+			fprintf(stderr, "nasd-bench: %s has %llu bytes, less "
+				"than --size: write the files over NFSv3 first "
+				"(seq-write with the same --prefix and --size, "
+				"version=3)\n", job->path,
+				(unsigned long long)st.nfs_size);
+			return -1;
+		}
 		if (run->o.workload != NB_SEQ_WRITE &&
 		    st.nfs_size < run->o.size)
 			fill += run->o.size - st.nfs_size / run->o.bs *

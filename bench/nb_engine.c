@@ -128,12 +128,35 @@ static int parse_mount_port(const char *url)
 	return v > 0 && v < 65536 ? (int)v : 0;
 }
 
+/*
+ * NFSv4: a client id of its own per job (SETCLIENTID's id and verifier),
+ * so that the server sees as many clients as there are connections.
+ */
+static int set_nfs4_client(struct nb_job *job)
+{
+	char name[96], verf[8];
+	uint64_t v = nb_rand(&job->rng);
+
+	if (nfs_set_version(job->nfs, NFS_V4) < 0) {
+		fprintf(stderr, "nasd-bench: NFSv4: %s\n",
+			nfs_get_error(job->nfs));
+		return -1;
+	}
+	snprintf(name, sizeof(name), "nasd-bench.%d.%d.%llx", (int)getpid(),
+		 job->id, (unsigned long long)nb_now_ns());
+	nfs4_set_client_name(job->nfs, name);
+	memcpy(verf, &v, sizeof(verf));
+	nfs4_set_verifier(job->nfs, verf);
+	return 0;
+}
+
 /**
  * nb_jobs_connect() - create and mount one nfs_context per job.
  * @run: the run; run->jobs must hold o.jobs zeroed jobs
  *
  * Each context gets its own XID range so that a server's reply cache never
- * confuses two jobs. Returns 0, or -1 with a message printed.
+ * confuses two jobs, and with NFSv4 its own client id. Returns 0, or -1
+ * with a message printed.
  */
 int nb_jobs_connect(struct nb_run *run)
 {
@@ -185,6 +208,10 @@ int nb_jobs_connect(struct nb_run *run)
 		job->rpc = nfs_get_rpc_context(job->nfs);
 		rpc_set_next_xid(job->rpc, (uint32_t)(i + 1) << 22 |
 				 (uint32_t)(nb_rand(&job->rng) & 0xffff));
+		if (run->o.nfs4 && set_nfs4_client(job) < 0) {
+			nfs_destroy_url(url);
+			return -1;
+		}
 		if (nfs_mount(job->nfs, url->server, url->path) < 0) {
 			fprintf(stderr, "nasd-bench: mount %s:%s (job %u): "
 				"%s\n", url->server, url->path, i,

@@ -3,7 +3,8 @@
 # of each workload against a nasd started here gives figures that agree with
 # each other (bytes = ops x bs, MiB/s = bytes / time, server CPU sampled),
 # with the files left in the export, and, when `nasd stats` exists, with the
-# server's own WRITE count and bytes written.
+# server's own WRITE count and bytes written; the read workloads over NFSv4.0
+# (one client id per job) read back what NFSv3 wrote.
 # usage: test_bench.sh NASD NASD_BENCH
 NASD=${1:?usage: $0 NASD NASD_BENCH}
 BENCH=${2:?usage: $0 NASD NASD_BENCH}
@@ -50,6 +51,9 @@ arg_case swb_size "--size is not used by swbuild" --size 1m swbuild "$U0"
 arg_case unknown_opt "unknown option '--frobnicate'" --frobnicate seq-read "$U0"
 arg_case missing_val "needs a value" seq-read "$U0" --jobs
 arg_case prefix_slash "plain file name" --prefix a/b seq-read "$U0"
+arg_case v4_write "version=4 runs seq-read and rand-read only" seq-write "$U0?version=4"
+arg_case v4_swbuild "version=4 runs seq-read and rand-read only" swbuild "$U0?nfsport=1&version=4"
+arg_case version_5 "version must be 3 or 4" seq-read "$U0?version=5"
 arg_case dead_pid "--server-pid: no process" --server-pid "$DEAD_PID" seq-read "$U0"
 out=$("$BENCH" --help 2>&1)
 rc=$?
@@ -210,6 +214,48 @@ r['bs'] == 4096 and r['ops'] > 0 and r['bytes'] == r['ops'] * 4096
 r['errors'] == 0 and r['short'] == 0
 EOF
 t_eq "rand_read_prepared_file" $((4 * 1048576)) "$(stat -c %s "$EXP/rr.0" 2>/dev/null)"
+
+# ---- NFSv4.0: the read workloads over the files written above, one client
+# id per job ----
+URL4="nfs://127.0.0.1$EXP?version=4&nfsport=$PORT"
+if timeout 120 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE \
+	--server-pid "$NASD_PID" seq-read "$URL4" >"$T_DIR/r4.json" 2>"$T_DIR/r4.err"; then
+	t_ok "v4_seq_read_runs"
+else
+	t_fail "v4_seq_read_runs" "$(tail -n 3 "$T_DIR/r4.err" | tr '\n' ' ')"
+fi
+check_json v4_seq_read_reads_back "$T_DIR/r4.json" <<EOF
+r['bytes'] == $JOBS * $SIZE
+r['ops'] == $JOBS * $SIZE // $BS
+r['errors'] == 0 and r['short'] == 0
+srv['cpu_s'] > 0
+EOF
+if timeout 120 "$BENCH" -q --json -j 2 -d 8 --size 4m -t 1 --prefix rr \
+	rand-read "$URL4" >"$T_DIR/rr4.json" 2>"$T_DIR/rr4.err"; then
+	t_ok "v4_rand_read_runs"
+else
+	t_fail "v4_rand_read_runs" "$(tail -n 3 "$T_DIR/rr4.err" | tr '\n' ' ')"
+fi
+check_json v4_rand_read_consistent "$T_DIR/rr4.json" <<EOF
+r['bs'] == 4096 and r['ops'] > 0 and r['bytes'] == r['ops'] * 4096
+r['errors'] == 0 and r['short'] == 0
+EOF
+# each job is a client of its own: the server logs one callback probe per
+# SETCLIENTID_CONFIRM, with the client id
+n4=$(grep -o 'nfs4: client [0-9a-f]* callback' "$NASD_LOG" | sort -u | wc -l)
+if [ "$n4" -ge $((JOBS + 2)) ]; then
+	t_ok "v4_one_client_per_job"
+else
+	t_fail "v4_one_client_per_job" "$n4 NFSv4 clients seen for $((JOBS + 2)) jobs"
+fi
+# a file shorter than --size is not written over NFSv4: a clear failure
+out=$(timeout 60 "$BENCH" -q -j 1 --size 64m seq-read "$URL4" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "write the files over NFSv3 first"; then
+	t_ok "v4_short_file_refused"
+else
+	t_fail "v4_short_file_refused" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
 
 # ---- swbuild: as fast as possible, then at a requested rate ----
 if timeout 120 "$BENCH" -q --json -j 2 -d 2 -t 1 --swb-dirs 2 --swb-files 4 \

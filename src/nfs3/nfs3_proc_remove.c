@@ -2,6 +2,7 @@
 /* NFSv3 REMOVE, RMDIR, RENAME, LINK (RFC 1813 §3.3.12-§3.3.15). */
 
 #include "nfs3/nfs3_internal.h"
+#include "state/file_state.h"
 
 static void dirent_remove(struct rpc_call *call, uint32_t proc,
 			  const struct diropargs3 *what,
@@ -18,6 +19,9 @@ static void dirent_remove(struct rpc_call *call, uint32_t proc,
 		goto out_ctx;
 	nfs3_pre_op_attr(dir, &r->dir_wcc.before);
 	err = nfs3_ctx_ro(&ctx) ? -EROFS : nfs3_name_check(&what->name);
+	/* an open denying DELETE (SMB, no FILE_SHARE_DELETE) keeps it */
+	if (!err)
+		err = state_may_delete_name(dir, what->name.s, what->name.len);
 	if (!err)
 		err = unlink_fn(dir, what->name.s, what->name.len);
 	r->status = nfs3_status(proc, err);
@@ -68,6 +72,13 @@ void nfs3_proc_rename(struct rpc_call *call, const void *args, void *res)
 	err = nfs3_ctx_ro(&ctx) ? -EROFS : nfs3_name_check(&a->from.name);
 	if (!err)
 		err = nfs3_name_check(&a->to.name);
+	/* neither the file renamed nor the one renamed over may be held
+	 * by an open denying DELETE */
+	if (!err)
+		err = state_may_delete_name(fdir, a->from.name.s,
+					    a->from.name.len);
+	if (!err)
+		err = state_may_delete_name(tdir, a->to.name.s, a->to.name.len);
 	if (!err)
 		err = vfs_rename(fdir, a->from.name.s, a->from.name.len, tdir,
 				 a->to.name.s, a->to.name.len);

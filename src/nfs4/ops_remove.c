@@ -3,10 +3,13 @@
 
 #include "nfs4/nfs4_int.h"
 #include "nfs4/ops.h"
+#include "state/file_state.h"
 
 /*
  * nfs4_op_remove() - RFC 8881 §18.25: a file or an empty directory
- * (unlink first; a directory answers EISDIR and is rmdir'ed).
+ * (unlink first; a directory answers EISDIR and is rmdir'ed). FILE_OPEN
+ * while an open (of another protocol: an SMB open without
+ * FILE_SHARE_DELETE) denies deleting it.
  */
 static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 			       void *res)
@@ -22,6 +25,9 @@ static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 	if (st != NFS4_OK)
 		return st;
 	err = nfs4_name_check(&a->target);
+	if (err)
+		return nfs4_status(OP_REMOVE, err);
+	err = state_may_delete_name(dir, name, a->target.len);
 	if (err)
 		return nfs4_status(OP_REMOVE, err);
 	r->cinfo.before = nfs4_dir_change(dir);
@@ -41,7 +47,8 @@ static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 
 /*
  * nfs4_op_rename() - RFC 8881 §18.26: from the saved directory to the
- * current one, both in one export (XDEV otherwise).
+ * current one, both in one export (XDEV otherwise). FILE_OPEN while an
+ * open denies deleting the file renamed or the one renamed over.
  */
 static uint32_t nfs4_op_rename(struct nfs4_compound *c, void *args,
 			       void *res)
@@ -68,6 +75,12 @@ static uint32_t nfs4_op_rename(struct nfs4_compound *c, void *args,
 	err = nfs4_name_check(&a->oldname);
 	if (!err)
 		err = nfs4_name_check(&a->newname);
+	if (!err)
+		err = state_may_delete_name(sdir, (const char *)a->oldname.data,
+					    a->oldname.len);
+	if (!err)
+		err = state_may_delete_name(tdir, (const char *)a->newname.data,
+					    a->newname.len);
 	if (err)
 		return nfs4_status(OP_RENAME, err);
 	r->source_cinfo.before = va.change;

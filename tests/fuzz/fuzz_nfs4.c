@@ -755,14 +755,17 @@ static void request_peek_slot(struct request *r)
 		return;
 	seqid = fuzz_be32(r->seq_args + NFS4_SESSIONID_SIZE);
 	slotid = fuzz_be32(r->seq_args + NFS4_SESSIONID_SIZE + 4);
-	pthread_mutex_lock(&nfs4_st.mu);
-	s = nfs4_session_find(r->seq_args);
-	if (s && slotid < s->nslots) {
+	s = nfs4_session_lookup(r->seq_args);
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (slotid < s->nslots) {
 		slot = &s->slots[slotid];
 		r->slot_replay = !slot->inuse && slot->executed &&
 				 slot->seqid == seqid && slot->has_cache;
 	}
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&s->mu);
+	nfs4_session_put(s);
 }
 
 /* COMPOUND4res in @x (after accept_stat SUCCESS) answers @r. */
@@ -962,11 +965,14 @@ static uint32_t slot_next_seqid(const uint8_t *sid, uint32_t slotid)
 	struct nfs4_session *s;
 	uint32_t v = 1;
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	s = nfs4_session_find(sid);
-	if (s && slotid < s->nslots)
+	s = nfs4_session_lookup(sid);
+	if (!s)
+		return v;
+	pthread_mutex_lock(&s->mu);
+	if (slotid < s->nslots)
 		v = s->slots[slotid].seqid + 1;
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&s->mu);
+	nfs4_session_put(s);
 	return v;
 }
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the NFSv4 state module (src/nfs4/state/): byte-range lock
- * arithmetic (merge, split, conflicts), stateid seqid rules, the share
- * reservation matrix, the EXCHANGE_ID case table of RFC 8881 §18.35.4,
+ * Unit tests of the NFSv4 state module (src/nfs4/state/): stateid seqid
+ * rules, the EXCHANGE_ID case table of RFC 8881 §18.35.4,
  * SEQUENCE slot replay/misordering, CREATE_SESSION replay, 4.0 client
  * confirmation and lease expiry with a fake clock, 4.0 OPEN / seqid replay
  * / OPEN_CONFIRM / CLOSE / LOCK over a real vfs export, and grace-period
@@ -33,6 +32,7 @@
 #include "nfs4/state/state.h"
 #include "nfs4/state/state_int.h"
 #include "rpc/rpc.h"
+#include "state/file_state.h"
 #include "vfs/vfs.h"
 
 extern const struct nfs4_op nfs4_op_desc_exchange_id;
@@ -51,6 +51,8 @@ extern const struct nfs4_op nfs4_op_desc_lock;
 extern const struct nfs4_op nfs4_op_desc_lockt;
 extern const struct nfs4_op nfs4_op_desc_locku;
 extern const struct nfs4_op nfs4_op_desc_test_stateid;
+extern const struct nfs4_op nfs4_op_desc_remove;
+extern const struct nfs4_op nfs4_op_desc_rename;
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -289,166 +291,6 @@ static void sequence(struct nfs4_compound *c, const uint8_t sid[16],
 	run_op(c, &nfs4_op_desc_sequence, w.b, x->pos, res);
 }
 
-/* ---- lock range arithmetic -------------------------------------------- */
-
-static int A = 1, B = 2;
-
-static int count_ranges(struct nfs4_list *l)
-{
-	struct nfs4_list *n;
-	int k = 0;
-
-	for (n = l->next; n != l; n = n->next)
-		k++;
-	return k;
-}
-
-static const struct nfs4_lock_range *range_at(struct nfs4_list *l, int i)
-{
-	struct nfs4_list *n = l->next;
-
-	while (i--)
-		n = n->next;
-	return nfs4_container_of(n, struct nfs4_lock_range, link);
-}
-
-static void expect_range(struct nfs4_list *l, int i, const void *h,
-			 uint64_t s, uint64_t e, uint32_t type)
-{
-	const struct nfs4_lock_range *r = range_at(l, i);
-
-	assert_ptr_equal(r->holder, h);
-	assert_true(r->start == s);
-	assert_true(r->end == e);
-	assert_int_equal(r->type, type);
-}
-
-/* Set/clear returning the change in ranges, or -errno. */
-static int lset(struct nfs4_list *l, const void *h, uint64_t s, uint64_t e,
-		uint32_t type, uint32_t limit)
-{
-	int change = 0, ret = nfs4_lock_set(l, h, s, e, type, limit, &change);
-
-	return ret < 0 ? ret : change;
-}
-
-static int lclear(struct nfs4_list *l, const void *h, uint64_t s,
-		  uint64_t e, uint32_t limit)
-{
-	int change = 0, ret = nfs4_lock_clear(l, h, s, e, limit, &change);
-
-	return ret < 0 ? ret : change;
-}
-
-static void test_lock_range_end(void **state)
-{
-	uint64_t end;
-
-	(void)state;
-	assert_int_equal(nfs4_lock_range_end(0, 0, &end), -EINVAL);
-	assert_int_equal(nfs4_lock_range_end(10, 5, &end), 0);
-	assert_true(end == 14);
-	assert_int_equal(nfs4_lock_range_end(7, UINT64_MAX, &end), 0);
-	assert_true(end == UINT64_MAX);
-	/* offset + length must not pass 2^64 - 1 (RFC 7530 §16.10.4): the
-	 * last byte is only reachable with the all-ones length */
-	assert_int_equal(nfs4_lock_range_end(2, UINT64_MAX - 1, &end),
-			 -EINVAL);
-	assert_int_equal(nfs4_lock_range_end(1, UINT64_MAX - 1, &end), 0);
-	assert_true(end == UINT64_MAX - 1);
-	assert_int_equal(nfs4_lock_range_end(UINT64_MAX, 1, &end), -EINVAL);
-	assert_int_equal(nfs4_lock_range_end(UINT64_MAX - 1, 1, &end), 0);
-	assert_true(end == UINT64_MAX - 1);
-	assert_true(nfs4_lock_len(5, UINT64_MAX) == UINT64_MAX);
-	assert_true(nfs4_lock_len(5, 9) == 5);
-}
-
-static void test_lock_merge_split(void **state)
-{
-	struct nfs4_list l;
-
-	(void)state;
-	nfs4_list_init(&l);
-	assert_int_equal(lset(&l, &A, 0, 9, READ_LT, 100), 1);
-	/* adjacent, same type: merges */
-	assert_int_equal(lset(&l, &A, 10, 19, READ_LT, 100), 0);
-	assert_int_equal(count_ranges(&l), 1);
-	expect_range(&l, 0, &A, 0, 19, READ_LT);
-	/* upgrade the middle: splits in three */
-	assert_int_equal(lset(&l, &A, 5, 14, WRITE_LT, 100), 2);
-	assert_int_equal(count_ranges(&l), 3);
-	expect_range(&l, 0, &A, 0, 4, READ_LT);
-	expect_range(&l, 1, &A, 5, 14, WRITE_LT);
-	expect_range(&l, 2, &A, 15, 19, READ_LT);
-	/* unlock inside the write lock: splits it */
-	assert_int_equal(lclear(&l, &A, 7, 8, 100), 1);
-	assert_int_equal(count_ranges(&l), 4);
-	expect_range(&l, 1, &A, 5, 6, WRITE_LT);
-	expect_range(&l, 2, &A, 9, 14, WRITE_LT);
-	/* at the limit, a split that needs a new range is refused whole */
-	assert_int_equal(lclear(&l, &A, 10, 10, 0), -ENOSPC);
-	assert_int_equal(count_ranges(&l), 4);
-	/* downgrade everything to read: all merges back into one */
-	assert_int_equal(lset(&l, &A, 0, 19, READ_LT, 100), -3);
-	assert_int_equal(count_ranges(&l), 1);
-	expect_range(&l, 0, &A, 0, 19, READ_LT);
-	/* to EOF, then unlock a tail and a head */
-	assert_int_equal(lset(&l, &A, 20, UINT64_MAX, READ_LT, 100),
-			 0);
-	expect_range(&l, 0, &A, 0, UINT64_MAX, READ_LT);
-	assert_int_equal(lclear(&l, &A, 100, UINT64_MAX, 100), 0);
-	expect_range(&l, 0, &A, 0, 99, READ_LT);
-	assert_int_equal(lclear(&l, &A, 0, 49, 100), 0);
-	expect_range(&l, 0, &A, 50, 99, READ_LT);
-	/* unlock of nothing is fine */
-	assert_int_equal(lclear(&l, &B, 0, UINT64_MAX, 100), 0);
-	/* another holder's ranges interleave, sorted by start */
-	assert_int_equal(lset(&l, &B, 10, 60, READ_LT, 100), 1);
-	expect_range(&l, 0, &B, 10, 60, READ_LT);
-	expect_range(&l, 1, &A, 50, 99, READ_LT);
-	assert_int_equal(nfs4_lock_clear_all(&l, &A), 1);
-	assert_int_equal(nfs4_lock_clear_all(&l, &B), 1);
-	assert_true(nfs4_list_empty(&l));
-}
-
-static void test_lock_conflicts(void **state)
-{
-	static const struct {
-		uint32_t held, want;
-		bool conflict;
-	} m[] = {
-		{READ_LT, READ_LT, false},   {READ_LT, WRITE_LT, true},
-		{WRITE_LT, READ_LT, true},   {WRITE_LT, WRITE_LT, true},
-		{READ_LT, READW_LT, false},  {READ_LT, WRITEW_LT, true},
-		{WRITE_LT, READW_LT, true},
-	};
-	struct nfs4_list l;
-	const struct nfs4_lock_range *r;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		nfs4_list_init(&l);
-		assert_int_equal(lset(&l, &A, 100, 199, m[i].held,
-					       100),
-				 1);
-		/* other owner, overlapping */
-		r = nfs4_lock_conflict(&l, &B, 150, 250, m[i].want);
-		assert_true((r != NULL) == m[i].conflict);
-		if (r)
-			assert_true(r->start == 100 && r->end == 199);
-		/* other owner, disjoint: never */
-		assert_null(nfs4_lock_conflict(&l, &B, 200, 300, m[i].want));
-		assert_null(nfs4_lock_conflict(&l, &B, 0, 99, m[i].want));
-		/* same owner: never */
-		assert_null(nfs4_lock_conflict(&l, &A, 0, 300, m[i].want));
-		/* unknown owner (LOCKT): as any other */
-		r = nfs4_lock_conflict(&l, NULL, 199, 199, m[i].want);
-		assert_true((r != NULL) == m[i].conflict);
-		nfs4_lock_clear_all(&l, &A);
-	}
-}
-
 /* ---- stateids ---------------------------------------------------------- */
 
 static void test_stateid_seqid(void **state)
@@ -501,18 +343,28 @@ static void test_stateid_lookup(void **state)
 	state_reset(NULL, 0);
 	tcall_init(&t, 0);
 	comp_init(&c, &t, 0, 1);
+	/* a client record of our own: the table's reference, its mutex */
+	atomic_init(&fake.refs, 1);
+	pthread_mutex_init(&fake.mu, NULL);
 	s = calloc(1, sizeof(*s));
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&fake.mu);
 	nfs4_stid_init(s, NFS4_STID_OPEN, &fake, NULL);
 	nfs4_stid_hash(s);
+	pthread_mutex_unlock(&fake.mu);
 	nfs4_stid_to_wire(s, &sid);
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
 			 NFS4_OK);
 	assert_ptr_equal(found, s);
+	/* found: its client is locked and pinned for us */
+	assert_int_equal(atomic_load(&fake.refs), 2);
+	assert_int_equal(pthread_mutex_trylock(&fake.mu), EBUSY);
+	nfs4_client_unlock_put(found->client);
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_LOCK,
 					  true, &found),
 			 NFS4ERR_BAD_STATEID);
+	/* an error holds nothing */
+	assert_int_equal(atomic_load(&fake.refs), 1);
 	sid.other[0] ^= 0x55; /* another boot id */
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
@@ -537,6 +389,7 @@ static void test_stateid_lookup(void **state)
 						  1u << NFS4_STID_OPEN, true,
 						  &found),
 				 NFS4_OK);
+		nfs4_client_unlock_put(found->client);
 		c.cur.stateid_set = false;
 		assert_int_equal(nfs4_stid_lookup(&c, &cur,
 						  1u << NFS4_STID_OPEN, true,
@@ -546,7 +399,9 @@ static void test_stateid_lookup(void **state)
 	c.client = NULL;
 	c.minorversion = 0;
 	fake.expiring = true;
+	pthread_mutex_lock(&fake.mu);
 	nfs4_stid_unhash(s);
+	pthread_mutex_unlock(&fake.mu);
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
 			 NFS4ERR_EXPIRED);
@@ -554,49 +409,10 @@ static void test_stateid_lookup(void **state)
 	assert_int_equal(nfs4_stid_lookup(&c, &sid, 1u << NFS4_STID_OPEN,
 					  true, &found),
 			 NFS4ERR_BAD_STATEID);
-	pthread_mutex_unlock(&nfs4_st.mu);
+	assert_int_equal(atomic_load(&fake.refs), 1);
+	pthread_mutex_destroy(&fake.mu);
 	free(s);
 	tcall_finish(&t);
-}
-
-/* ---- share reservations ------------------------------------------------ */
-
-static void test_share_matrix(void **state)
-{
-	struct nfs4_file f;
-	struct nfs4_open held, self;
-	uint32_t ha, hd, wa, wd;
-
-	(void)state;
-	for (ha = 1; ha <= 3; ha++) {
-		for (hd = 0; hd <= 3; hd++) {
-			for (wa = 1; wa <= 3; wa++) {
-				for (wd = 0; wd <= 3; wd++) {
-					bool expect = (hd & wa) || (ha & wd);
-
-					memset(&f, 0, sizeof(f));
-					memset(&held, 0, sizeof(held));
-					memset(&self, 0, sizeof(self));
-					nfs4_list_init(&f.opens);
-					nfs4_list_add_tail(&f.opens,
-							   &held.file_link);
-					nfs4_open_add_mode(&held, ha, hd);
-					assert_true(nfs4_share_conflict(
-							    &f, NULL, wa, wd) ==
-						    expect);
-					/* an upgrade of the same open never
-					 * conflicts with itself */
-					assert_false(nfs4_share_conflict(
-						&f, &held, wa, wd));
-					nfs4_list_add_tail(&f.opens,
-							   &self.file_link);
-					assert_true(nfs4_share_conflict(
-							    &f, &self, wa,
-							    wd) == expect);
-				}
-			}
-		}
-	}
 }
 
 /* ---- EXCHANGE_ID, CREATE_SESSION, SEQUENCE ----------------------------- */
@@ -1131,6 +947,601 @@ static void test_open40(void **state)
 	nfs4_state_set_clock(NULL);
 }
 
+/* ---- the file state other protocols share --------------------------- */
+
+/* An SMB open, as the shared file state sees it (holder of tag SMB). */
+static int smb_open_;
+static const struct state_holder smb = {&smb_open_, STATE_HOLDER_SMB};
+
+static uint32_t remove_name(struct nfs4_compound *c, const char *name)
+{
+	struct opres r;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	fh_root(c);
+	wb_str(x, name);
+	run_op(c, &nfs4_op_desc_remove, w.b, x->pos, &r);
+	return r.status;
+}
+
+static uint32_t rename_name(struct nfs4_compound *c, const char *from,
+			    const char *to)
+{
+	struct opres r;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	fh_root(c);
+	nfs4_fh_copy(&c->saved, &c->cur);
+	wb_str(x, from);
+	wb_str(x, to);
+	run_op(c, &nfs4_op_desc_rename, w.b, x->pos, &r);
+	nfs4_fh_clear(&c->saved);
+	return r.status;
+}
+
+/*
+ * NFSv4 opens and locks against another protocol's (an SMB open's) in the
+ * shared file state: share modes both ways, Windows locks mandatory for
+ * NFSv4 I/O and conflicting with NFSv4 locks, and DELETE denied to REMOVE
+ * and RENAME. With NFSv4 alone none of this can happen.
+ */
+static void test_other_protocols(void **state)
+{
+	struct nfs4_compound c;
+	struct state_range rg;
+	struct stateid4 s1, anon = {0};
+	struct state_file *f;
+	struct vfs_obj *obj;
+	struct opres r;
+	struct tcall t;
+	clientid4 id;
+
+	(void)state;
+	if (!vex)
+		skip();
+	nfs4_state_set_clock(fake_clock);
+	state_reset(NULL, 0);
+	id = client40("mixed-client", 0, 1);
+	tcall_init(&t, 0);
+	comp_init(&c, &t, 0, 3);
+	open40(&c, id, "mo1", 1, OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_NONE,
+	       true, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s1);
+	confirm40(&c, &s1, 2, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rd_stateid(r.body, &s1);
+	obj = c.cur.obj;
+	f = state_file_find(obj);
+	assert_non_null(f);
+
+	/* the NFSv4 open's write access refuses an SMB deny-write */
+	assert_int_equal(state_share_acquire(f, &smb, STATE_ACCESS_READ,
+					     STATE_DENY_WRITE),
+			 -EBUSY);
+	/* an SMB exclusive lock: NFSv4 I/O over it is LOCKED */
+	assert_int_equal(state_range_win(0, 100, &rg), 0);
+	assert_int_equal(state_lock(f, &smb, &rg, true, NULL, NULL), 0);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 10),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, true, 99, 10),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &anon, false, 50, 1),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, true, 100, 10), NFS4_OK);
+	/* an NFSv4 LOCK over it: DENIED, described without an owner */
+	{
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		xdr_enc_u32(x, READ_LT);
+		xdr_enc_bool(x, false);
+		xdr_enc_u64(x, 50);
+		xdr_enc_u64(x, 10);
+		xdr_enc_bool(x, true);
+		xdr_enc_u32(x, 3);
+		wb_stateid(x, &s1);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u64(x, id);
+		wb_str(x, "mlo");
+		run_op(&c, &nfs4_op_desc_lock, w.b, x->pos, &r);
+		assert_int_equal(r.status, NFS4ERR_DENIED);
+		assert_true(be64(r.body) == 0);
+		assert_true(be64(r.body + 8) == 100);
+		assert_int_equal(be32(r.body + 16), WRITE_LT);
+		assert_true(be64(r.body + 20) == 0);
+		assert_int_equal(be32(r.body + 28), 0);
+	}
+	assert_int_equal(state_unlock_all(f, &smb), 1);
+	assert_int_equal(nfs4_state_check_io(&c, &s1, false, 0, 10), NFS4_OK);
+
+	/* NFSv4 CLOSE, then an SMB open without FILE_SHARE_WRITE and
+	 * FILE_SHARE_DELETE */
+	close40(&c, &s1, 4, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(
+		state_share_acquire(f, &smb, STATE_ACCESS_READ,
+				    STATE_DENY_WRITE | STATE_DENY_DELETE),
+		0);
+	open40(&c, id, "mo1", 5, OPEN4_SHARE_ACCESS_WRITE,
+	       OPEN4_SHARE_DENY_NONE, false, &r);
+	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
+	open40(&c, id, "mo1", 6, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_READ,
+	       false, &r);
+	assert_int_equal(r.status, NFS4ERR_SHARE_DENIED);
+	/* anonymous writes are refused by its deny-write (the entry holds
+	 * the object for us) */
+	vfs_obj_get(obj);
+	nfs4_fh_set_obj(&c.cur, NULL, &vopts, obj);
+	assert_int_equal(nfs4_state_check_io(&c, &anon, true, 0, 1),
+			 NFS4ERR_LOCKED);
+	assert_int_equal(nfs4_state_check_io(&c, &anon, false, 0, 1), NFS4_OK);
+	/* REMOVE and RENAME of it or over it: FILE_OPEN */
+	assert_int_equal(remove_name(&c, "f"), NFS4ERR_FILE_OPEN);
+	assert_int_equal(rename_name(&c, "f", "g"), NFS4ERR_FILE_OPEN);
+	{
+		struct vfs_sattr sa = {0};
+		struct vfs_obj *root, *other;
+
+		assert_int_equal(vfs_obj_root(vex, &root), 0);
+		assert_int_equal(vfs_create(root, "h", 1, VFS_CREATE_UNCHECKED,
+					    &sa, NULL, &other),
+				 0);
+		vfs_obj_put(other);
+		vfs_obj_put(root);
+	}
+	assert_int_equal(rename_name(&c, "h", "f"), NFS4ERR_FILE_OPEN);
+	/* other names are not affected */
+	assert_int_equal(rename_name(&c, "h", "h2"), NFS4_OK);
+	assert_int_equal(remove_name(&c, "h2"), NFS4_OK);
+	assert_int_equal(nfs4_status(OP_REMOVE, -ETXTBSY), NFS4ERR_FILE_OPEN);
+	/* FILE_SHARE_DELETE given: the name may go */
+	assert_int_equal(state_share_change(f, &smb, STATE_ACCESS_READ,
+					    STATE_DENY_WRITE),
+			 0);
+	assert_int_equal(rename_name(&c, "f", "f2"), NFS4_OK);
+	assert_int_equal(rename_name(&c, "f2", "f"), NFS4_OK);
+	state_share_release(f, &smb);
+	state_file_put(f);
+
+	nfs4_fh_clear(&c.cur);
+	tcall_finish(&t);
+	state_reset(NULL, 0);
+	{
+		struct state_counts sc;
+
+		state_counts(&sc);
+		assert_int_equal(sc.shares, 0);
+		assert_int_equal(sc.ranges, 0);
+	}
+	nfs4_state_set_clock(NULL);
+}
+
+/* ---- threads: clients at once -------------------------------------------- */
+
+/*
+ * Several clients drive the state module at once through the operations
+ * (SEQUENCE, OPEN, LOCK, LOCKU, TEST_STATEID, CLOSE, check_io; a 4.0 client
+ * with RENEW and its seqids) on a few shared files, while another thread
+ * creates and destroys clients and sessions and runs the reaper: the
+ * structural lock against the hot path. Meant for ThreadSanitizer too
+ * (docs/testing.md). cmocka's asserts are for the main thread only, so
+ * the threads count what went wrong and the main thread checks.
+ */
+#define MT_CLIENTS 4
+#define MT_ROUNDS  2000
+#define MT_FILES   3
+
+/* run_op without cmocka: the status, or UINT32_MAX if it did not decode */
+static uint32_t mt_op(struct nfs4_compound *c, const struct nfs4_op *op,
+		      const uint8_t *args, size_t alen, uint8_t *body,
+		      size_t bsize)
+{
+	void *a = calloc(1, op->args_size + 1);
+	void *r = calloc(1, op->res_size + 1);
+	uint8_t enc[4100];
+	struct xdr_buf x;
+	uint32_t st = UINT32_MAX;
+
+	if (!a || !r)
+		goto out;
+	xdr_init(&x, (void *)args, alen);
+	if (!op->decode(&x, a) || xdr_remaining(&x) != 0)
+		goto out;
+	st = op->handle(c, a, r);
+	if (c->op_replay) { /* not expected: 4.0 seqids go one by one */
+		c->op_replay = NULL;
+		c->op_replay_len = 0;
+		st = UINT32_MAX - 1;
+		goto out_release;
+	}
+	xdr_init(&x, enc, sizeof(enc));
+	xdr_enc_u32(&x, st);
+	if (op->encode && (st == NFS4_OK || op->encode_err) &&
+	    !op->encode(&x, st, r))
+		st = UINT32_MAX - 2;
+	if (op->cache)
+		op->cache(c, r, enc, x.pos);
+	if (body)
+		memcpy(body, enc + 4, x.pos - 4 < bsize ? x.pos - 4 : bsize);
+out_release:
+	if (op->release)
+		op->release(c, r);
+out:
+	free(a);
+	free(r);
+	return st;
+}
+
+static bool mt_root(struct nfs4_compound *c)
+{
+	struct vfs_obj *root;
+
+	nfs4_fh_clear(&c->cur);
+	if (vfs_obj_root(vex, &root) != 0)
+		return false;
+	c->cur.set = true;
+	c->cur.obj = root;
+	c->cur.opts = &vopts;
+	return true;
+}
+
+static uint32_t mt_sequence(struct nfs4_compound *c, const uint8_t sid[16],
+			    uint32_t seq)
+{
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	xdr_enc_opaque_fixed(x, sid, 16);
+	xdr_enc_u32(x, seq);
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, 0);
+	xdr_enc_bool(x, false);
+	return mt_op(c, &nfs4_op_desc_sequence, w.b, x->pos, NULL, 0);
+}
+
+/* OPEN (CLAIM_NULL, create UNCHECKED) of @name in the root. */
+static uint32_t mt_open(struct nfs4_compound *c, clientid4 id,
+			const char *owner, uint32_t seqid, uint32_t deny,
+			const char *name, struct stateid4 *sid)
+{
+	uint8_t body[64];
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+	uint32_t st;
+
+	if (!mt_root(c))
+		return UINT32_MAX;
+	xdr_enc_u32(x, seqid);
+	xdr_enc_u32(x, OPEN4_SHARE_ACCESS_BOTH);
+	xdr_enc_u32(x, deny);
+	xdr_enc_u64(x, id);
+	wb_str(x, owner);
+	xdr_enc_u32(x, OPEN4_CREATE);
+	xdr_enc_u32(x, UNCHECKED4);
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, 0);
+	xdr_enc_u32(x, CLAIM_NULL);
+	wb_str(x, name);
+	st = mt_op(c, &nfs4_op_desc_open, w.b, x->pos, body, sizeof(body));
+	if (st == NFS4_OK)
+		rd_stateid(body, sid);
+	return st;
+}
+
+static uint32_t mt_stateid_op(struct nfs4_compound *c, const struct nfs4_op *op,
+			      uint32_t seqid, bool seqid_first,
+			      const struct stateid4 *sid, struct stateid4 *out)
+{
+	uint8_t body[64];
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+	uint32_t st;
+
+	if (seqid_first)
+		xdr_enc_u32(x, seqid);
+	wb_stateid(x, sid);
+	if (!seqid_first)
+		xdr_enc_u32(x, seqid);
+	st = mt_op(c, op, w.b, x->pos, body, sizeof(body));
+	if (st == NFS4_OK && out)
+		rd_stateid(body, out);
+	return st;
+}
+
+/* all threads start together, so that they overlap */
+static pthread_barrier_t mt_start;
+
+struct mt_client {
+	int idx;
+	clientid4 id;
+	uint8_t sid[16];
+	unsigned int seed;
+	int errors;
+	int opened, locked, denied;
+};
+
+/* One 4.1 client: a compound per round. */
+static void *mt_client41(void *arg)
+{
+	struct mt_client *m = arg;
+	char owner[16], lowner[16], name[16];
+	uint32_t seq = 0;
+	int i;
+
+	pthread_barrier_wait(&mt_start);
+
+	for (i = 0; i < MT_ROUNDS; i++) {
+		struct stateid4 os, ls;
+		struct nfs4_compound c;
+		struct tcall t;
+		struct wbuf w;
+		struct xdr_buf *x;
+		uint32_t st, deny;
+		uint64_t off = (uint64_t)(rand_r(&m->seed) % 4) * 10;
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 1, 8);
+		if (mt_sequence(&c, m->sid, ++seq) != NFS4_OK) {
+			m->errors++;
+			tcall_finish(&t);
+			continue;
+		}
+		snprintf(owner, sizeof(owner), "o%d.%d", m->idx, i % 2);
+		snprintf(lowner, sizeof(lowner), "l%d.%d", m->idx, i);
+		snprintf(name, sizeof(name), "mt%d",
+			 rand_r(&m->seed) % MT_FILES);
+		deny = rand_r(&m->seed) % 4 == 0 ? OPEN4_SHARE_DENY_WRITE
+						 : OPEN4_SHARE_DENY_NONE;
+		st = mt_open(&c, m->id, owner, 0, deny, name, &os);
+		if (st == NFS4ERR_SHARE_DENIED) {
+			m->denied++;
+			goto end;
+		}
+		if (st != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		m->opened++;
+		/* POSIX locks never refuse I/O; the open allows both */
+		if (nfs4_state_check_io(&c, &os, false, off, 10) != NFS4_OK ||
+		    nfs4_state_check_io(&c, &os, true, off, 10) != NFS4_OK)
+			m->errors++;
+		/* LOCK from the open, for a new lock owner */
+		x = wb_init(&w);
+		xdr_enc_u32(x, WRITE_LT);
+		xdr_enc_bool(x, false);
+		xdr_enc_u64(x, off);
+		xdr_enc_u64(x, 10);
+		xdr_enc_bool(x, true);
+		xdr_enc_u32(x, 0);
+		wb_stateid(x, &os);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u64(x, m->id);
+		wb_str(x, lowner);
+		{
+			uint8_t body[64];
+
+			st = mt_op(&c, &nfs4_op_desc_lock, w.b, x->pos, body,
+				   sizeof(body));
+			if (st == NFS4_OK)
+				rd_stateid(body, &ls);
+		}
+		if (st == NFS4_OK) {
+			m->locked++;
+			x = wb_init(&w);
+			xdr_enc_u32(x, WRITE_LT);
+			xdr_enc_u32(x, 0);
+			wb_stateid(x, &ls);
+			xdr_enc_u64(x, off);
+			xdr_enc_u64(x, 10);
+			if (mt_op(&c, &nfs4_op_desc_locku, w.b, x->pos, NULL,
+				  0) != NFS4_OK)
+				m->errors++;
+		} else if (st != NFS4ERR_DENIED) {
+			m->errors++;
+		}
+		/* TEST_STATEID of the open: valid */
+		x = wb_init(&w);
+		xdr_enc_u32(x, 1);
+		wb_stateid(x, &os);
+		{
+			uint8_t body[16];
+
+			if (mt_op(&c, &nfs4_op_desc_test_stateid, w.b, x->pos,
+				  body, sizeof(body)) != NFS4_OK ||
+			    be32(body + 4) != NFS4_OK)
+				m->errors++;
+		}
+		if (mt_stateid_op(&c, &nfs4_op_desc_close, 0, true, &os,
+				  NULL) != NFS4_OK)
+			m->errors++;
+	end:
+		nfs4_sequence_cache(&c, (const uint8_t *)"r", 1);
+		nfs4_compound_end(&c);
+		nfs4_fh_clear(&c.cur);
+		tcall_finish(&t);
+	}
+	return NULL;
+}
+
+/* A 4.0 client: RENEW, OPEN (confirmed once), I/O checks, CLOSE. */
+static void *mt_client40(void *arg)
+{
+	struct mt_client *m = arg;
+	uint32_t seqid = 1;
+	bool confirmed = false;
+	int i;
+
+	pthread_barrier_wait(&mt_start);
+
+	for (i = 0; i < MT_ROUNDS; i++) {
+		struct nfs4_compound c;
+		struct stateid4 os;
+		struct tcall t;
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 0, 3);
+		xdr_enc_u64(x, m->id);
+		if (mt_op(&c, &nfs4_op_desc_renew, w.b, x->pos, NULL, 0) !=
+		    NFS4_OK)
+			m->errors++;
+		if (mt_open(&c, m->id, "o40", seqid++, OPEN4_SHARE_DENY_NONE,
+			    "m40", &os) != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		if (!confirmed) {
+			if (mt_stateid_op(&c, &nfs4_op_desc_open_confirm,
+					  seqid++, false, &os, &os) != NFS4_OK)
+				m->errors++;
+			confirmed = true;
+		}
+		m->opened++;
+		if (nfs4_state_check_io(&c, &os, true, 0, 4096) != NFS4_OK)
+			m->errors++;
+		if (mt_stateid_op(&c, &nfs4_op_desc_close, seqid++, true, &os,
+				  NULL) != NFS4_OK)
+			m->errors++;
+	end:
+		nfs4_fh_clear(&c.cur);
+		tcall_finish(&t);
+	}
+	return NULL;
+}
+
+/* Structural work meanwhile: clients and sessions come and go. */
+static void *mt_churn(void *arg)
+{
+	struct mt_client *m = arg;
+	int i;
+
+	pthread_barrier_wait(&mt_start);
+
+	for (i = 0; i < MT_ROUNDS / 3; i++) {
+		uint8_t body[128], sid[16];
+		struct nfs4_compound c;
+		struct tcall t;
+		struct wbuf w;
+		struct xdr_buf *x = wb_init(&w);
+		char owner[24];
+		clientid4 id;
+		uint32_t st;
+
+		tcall_init(&t, 0);
+		comp_init(&c, &t, 1, 1);
+		snprintf(owner, sizeof(owner), "churn-%d", i);
+		wb_verf(x, 1);
+		wb_str(x, owner);
+		xdr_enc_u32(x, 0);
+		xdr_enc_u32(x, SP4_NONE);
+		xdr_enc_u32(x, 0);
+		st = mt_op(&c, &nfs4_op_desc_exchange_id, w.b, x->pos, body,
+			   sizeof(body));
+		if (st != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		id = be64(body);
+		x = wb_init(&w);
+		xdr_enc_u64(x, id);
+		xdr_enc_u32(x, be32(body + 8));
+		xdr_enc_u32(x, CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+		enc_chan(x, 1 << 20, 8);
+		enc_chan(x, 4096, 4);
+		xdr_enc_u32(x, 0x40000000);
+		xdr_enc_u32(x, 1);
+		xdr_enc_u32(x, AUTH_NONE);
+		if (mt_op(&c, &nfs4_op_desc_create_session, w.b, x->pos, body,
+			  sizeof(body)) != NFS4_OK) {
+			m->errors++;
+			goto end;
+		}
+		memcpy(sid, body, 16);
+		nfs4_state_reap();
+		/* a session in use cannot go with its client */
+		x = wb_init(&w);
+		xdr_enc_u64(x, id);
+		if (mt_op(&c, &nfs4_op_desc_destroy_clientid, w.b, x->pos, NULL,
+			  0) != NFS4ERR_CLIENTID_BUSY)
+			m->errors++;
+		x = wb_init(&w);
+		xdr_enc_opaque_fixed(x, sid, 16);
+		if (mt_op(&c, &nfs4_op_desc_destroy_session, w.b, x->pos, NULL,
+			  0) != NFS4_OK)
+			m->errors++;
+		/* a connection closing walks every client's sessions */
+		nfs4_bc_conn_closed(t.call.conn);
+		x = wb_init(&w);
+		xdr_enc_u64(x, id);
+		if (mt_op(&c, &nfs4_op_desc_destroy_clientid, w.b, x->pos, NULL,
+			  0) != NFS4_OK)
+			m->errors++;
+	end:
+		nfs4_compound_end(&c);
+		tcall_finish(&t);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct mt_client m[MT_CLIENTS + 2];
+	pthread_t th[MT_CLIENTS + 2];
+	struct state_counts sc;
+	int i;
+
+	(void)state;
+	if (!vex)
+		skip();
+	state_reset(NULL, 0);
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < MT_CLIENTS; i++) {
+		char owner[16];
+
+		snprintf(owner, sizeof(owner), "mt-client-%d", i);
+		m[i].idx = i;
+		m[i].seed = (unsigned int)i * 2654435761u + 1;
+		client41(owner, 0, &m[i].id, m[i].sid);
+	}
+	m[MT_CLIENTS].id = client40("mt-client-40", 0, 1);
+	pthread_barrier_init(&mt_start, NULL, MT_CLIENTS + 2);
+	for (i = 0; i < MT_CLIENTS; i++)
+		assert_int_equal(
+			pthread_create(&th[i], NULL, mt_client41, &m[i]), 0);
+	assert_int_equal(pthread_create(&th[MT_CLIENTS], NULL, mt_client40,
+					&m[MT_CLIENTS]),
+			 0);
+	assert_int_equal(pthread_create(&th[MT_CLIENTS + 1], NULL, mt_churn,
+					&m[MT_CLIENTS + 1]),
+			 0);
+	for (i = 0; i < MT_CLIENTS + 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&mt_start);
+	for (i = 0; i < MT_CLIENTS + 2; i++)
+		assert_int_equal(m[i].errors, 0);
+	for (i = 0; i < MT_CLIENTS; i++) {
+		fprintf(stderr,
+			"test_threads: client %d: %d opens, %d locks, "
+			"%d opens denied\n",
+			i, m[i].opened, m[i].locked, m[i].denied);
+		assert_int_equal(m[i].opened + m[i].denied, MT_ROUNDS);
+		assert_true(m[i].opened > 0);
+		assert_true(m[i].locked > 0);
+	}
+	assert_int_equal(m[MT_CLIENTS].opened, MT_ROUNDS);
+	/* everything was closed: no share, no range, no entry left */
+	state_counts(&sc);
+	assert_int_equal(sc.shares, 0);
+	assert_int_equal(sc.ranges, 0);
+	assert_int_equal(sc.files, 0);
+	state_reset(NULL, 0);
+}
+
 /* ---- grace and reclaim across a restart -------------------------------- */
 
 static void reclaim_complete(clientid4 id, const uint8_t sid[16],
@@ -1571,18 +1982,16 @@ static void test_false_retry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lock_range_end),
-		cmocka_unit_test(test_lock_merge_split),
-		cmocka_unit_test(test_lock_conflicts),
 		cmocka_unit_test(test_stateid_seqid),
 		cmocka_unit_test(test_stateid_lookup),
-		cmocka_unit_test(test_share_matrix),
 		cmocka_unit_test(test_exchange_id_cases),
 		cmocka_unit_test(test_sequence_slots),
 		cmocka_unit_test(test_false_retry),
 		cmocka_unit_test(test_backchannel),
 		cmocka_unit_test(test_client40_and_lease),
 		cmocka_unit_test(test_open40),
+		cmocka_unit_test(test_other_protocols),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_grace_restart),
 	};
 	int ret;

@@ -19,8 +19,10 @@
  *
  * Bound connections are pinned by a reference and unbound by the
  * transport's close hook, so a session never holds a freed connection.
- * Under nfs4_st.mu unless noted; sending happens on the callback thread
- * (callback.c), without it.
+ * A session's back-channel state is under its mutex; the table of probes
+ * awaiting an answer, the counters and the xid are under bc_mu, a leaf
+ * lock (state_int.h has the order). Sending happens on the callback
+ * thread (callback.c), without either.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,11 +57,14 @@ struct pending {
 	uint8_t sid[NFS4_SESSIONID_SIZE];
 };
 
-static const struct nfs4_bc_ops *bc_ops;
+static const struct nfs4_bc_ops *_Atomic bc_ops;
+static pthread_mutex_t bc_mu = PTHREAD_MUTEX_INITIALIZER;
+/* bc_mu */
 static struct pending pending[CB_PENDING_MAX];
 static uint32_t pending_next;
 static uint32_t bc_xid;
 static struct nfs4_bc_counts counts;
+/* set once by nfs4_bc_attach(), before requests */
 static int stats_slot = -1;
 
 static const struct nfs4_bc_ops transport_ops = {
@@ -74,10 +79,10 @@ static const struct nfs4_bc_ops transport_ops = {
 /** nfs4_bc_set_ops() - see state_int.h. */
 void nfs4_bc_set_ops(const struct nfs4_bc_ops *ops)
 {
-	pthread_mutex_lock(&nfs4_st.mu);
-	bc_ops = ops;
+	pthread_mutex_lock(&bc_mu);
+	atomic_store(&bc_ops, ops);
 	memset(pending, 0, sizeof(pending));
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&bc_mu);
 }
 
 /**
@@ -89,9 +94,9 @@ void nfs4_bc_attach(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&bc_mu);
 	bc_xid = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec << 12;
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&bc_mu);
 	stats_slot = stats_slot_add("nfs4_cb", NFS4_CB_VERSION, CB_NULL_PROC,
 				    "CB_NULL");
 	nfs4_bc_set_ops(&transport_ops);
@@ -102,27 +107,31 @@ void nfs4_bc_attach(void)
 /** nfs4_bc_conn_get() - pin @c; false if it is already closed. */
 bool nfs4_bc_conn_get(struct conn *c)
 {
-	if (!bc_ops)
+	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
+
+	if (!ops)
 		return true;
-	if (bc_ops->closed(c))
+	if (ops->closed(c))
 		return false;
-	bc_ops->get(c);
+	ops->get(c);
 	return true;
 }
 
 /** nfs4_bc_conn_put() - unpin @c. */
 void nfs4_bc_conn_put(struct conn *c)
 {
-	if (bc_ops)
-		bc_ops->put(c);
+	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
+
+	if (ops)
+		ops->put(c);
 }
 
 /** nfs4_bc_counts() - probes sent, answered, failed (for tests). */
 void nfs4_bc_counts(struct nfs4_bc_counts *out)
 {
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&bc_mu);
 	*out = counts;
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&bc_mu);
 }
 
 static uint64_t now_ns(void)
@@ -170,11 +179,12 @@ static struct conn *back_conn(const struct nfs4_session *s)
 /** nfs4_bc_probe() - see state_int.h. */
 void nfs4_bc_probe(struct nfs4_session *s)
 {
+	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
 	struct nfs4_bc_job *j;
 	struct pending *p;
 	struct conn *c;
 
-	if (!bc_ops)
+	if (!ops)
 		return;
 	s->cb_conn = NULL;
 	c = back_conn(s);
@@ -191,35 +201,44 @@ void nfs4_bc_probe(struct nfs4_session *s)
 		set_down(s, "out of memory");
 		return;
 	}
-	if (++bc_xid == 0)
-		bc_xid = 1;
 	j->conn = c;
-	j->xid = bc_xid;
 	j->prog = s->cb_program;
 	j->sec = s->cb_sec;
 	memcpy(j->sid, s->id, NFS4_SESSIONID_SIZE);
-	bc_ops->get(c);
-	s->cb_conn = c;
-	s->cb_xid = j->xid;
-	s->cb_sent = nfs4_now_ms();
-	s->cb_state = NFS4_CB_PROBING;
+	ops->get(c);
+	pthread_mutex_lock(&bc_mu);
+	if (++bc_xid == 0)
+		bc_xid = 1;
+	j->xid = bc_xid;
 	p = &pending[pending_next++ % CB_PENDING_MAX];
 	p->conn = c;
 	p->xid = j->xid;
 	p->sent_ns = now_ns();
 	memcpy(p->sid, s->id, NFS4_SESSIONID_SIZE);
+	pthread_mutex_unlock(&bc_mu);
+	s->cb_conn = c;
+	s->cb_xid = j->xid;
+	s->cb_sent = nfs4_now_ms();
+	s->cb_state = NFS4_CB_PROBING;
 	if (!nfs4_cb_queue_bc(j)) {
-		p->conn = NULL;
-		bc_ops->put(c);
+		pthread_mutex_lock(&bc_mu);
+		if (p->conn == c && p->xid == j->xid)
+			p->conn = NULL;
+		pthread_mutex_unlock(&bc_mu);
+		ops->put(c);
 		free(j);
 		set_down(s, "callback queue full");
 	}
 }
 
-/* Is the back channel of @s working (or being probed, in time)? */
-static bool session_cb_ok(struct nfs4_session *s, uint64_t now)
+/* Is the back channel of @s working (or being probed, in time)? Under
+ * s->mu; the clock is read under it too, so that cb_sent (written under
+ * it) is never later than now. */
+static bool session_cb_ok(struct nfs4_session *s)
 {
-	if (!bc_ops)
+	uint64_t now = nfs4_now_ms();
+
+	if (!atomic_load(&bc_ops))
 		return nfs4_session_has_backchannel(s);
 	switch (s->cb_state) {
 	case NFS4_CB_UP:
@@ -231,7 +250,9 @@ static bool session_cb_ok(struct nfs4_session *s, uint64_t now)
 		if (now - s->cb_sent < NFS4_CB_PROBE_TIMEOUT_MS)
 			return true;
 		set_down(s, "CB_NULL not answered");
+		pthread_mutex_lock(&bc_mu);
 		counts.failed++;
+		pthread_mutex_unlock(&bc_mu);
 		if (stats_slot >= 0)
 			stats_record_latency(stats_slot, CB_TIMEOUT_NS, true,
 					     false);
@@ -244,20 +265,37 @@ static bool session_cb_ok(struct nfs4_session *s, uint64_t now)
 /** nfs4_bc_seq_flags() - see state_int.h. */
 uint32_t nfs4_bc_seq_flags(struct nfs4_session *s)
 {
-	uint64_t now = nfs4_now_ms();
+	struct nfs4_client *cl = s->client;
+	uint32_t flags =
+		SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN;
 	struct nfs4_list *n;
+	bool ok;
 
-	if (session_cb_ok(s, now))
+	pthread_mutex_lock(&s->mu);
+	ok = session_cb_ok(s);
+	pthread_mutex_unlock(&s->mu);
+	if (ok)
 		return 0;
-	for (n = s->client->sessions.next; n != &s->client->sessions;
-	     n = n->next) {
+	/* down here: is any other session of the client still up? The
+	 * caller's pin on @s keeps the client, and the client's mutex the
+	 * list of its sessions */
+	nfs4_client_lock(cl);
+	for (n = cl->sessions.next; n != &cl->sessions; n = n->next) {
 		struct nfs4_session *o =
 			nfs4_container_of(n, struct nfs4_session, client_link);
 
-		if (o != s && session_cb_ok(o, now))
-			return SEQ4_STATUS_CB_PATH_DOWN_SESSION;
+		if (o == s)
+			continue;
+		pthread_mutex_lock(&o->mu);
+		ok = session_cb_ok(o);
+		pthread_mutex_unlock(&o->mu);
+		if (ok) {
+			flags = SEQ4_STATUS_CB_PATH_DOWN_SESSION;
+			break;
+		}
 	}
-	return SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN;
+	pthread_mutex_unlock(&cl->mu);
+	return flags;
 }
 
 static bool enc_cred(struct xdr_buf *x, const struct nfs4_cb_sec *sec)
@@ -292,16 +330,13 @@ static bool enc_cred(struct xdr_buf *x, const struct nfs4_cb_sec *sec)
 }
 
 /*
- * nfs4_bc_job_run() - callback thread: send @j's CB_NULL, then free @j.
- * A failure to send marks the session's path down at once.
- */
-/*
  * Encode CB_NULL of @j as a message of the connection (a request with
  * only a reply, core/req.h) and send it. 0 or -errno.
  */
 static int bc_send_null(struct nfs4_bc_job *j)
 {
-	struct req *m = bc_ops ? bc_ops->msg_new(j->conn) : NULL;
+	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
+	struct req *m = ops ? ops->msg_new(j->conn) : NULL;
 	struct xdr_buf x;
 	uint8_t *b;
 
@@ -309,7 +344,7 @@ static int bc_send_null(struct nfs4_bc_job *j)
 		return -ENOTCONN;
 	b = req_reply_start(m, CB_CALL_MAX);
 	if (!b) {
-		bc_ops->msg_free(m);
+		ops->msg_free(m);
 		return -ENOMEM;
 	}
 	xdr_init(&x, b, CB_CALL_MAX);
@@ -318,32 +353,48 @@ static int bc_send_null(struct nfs4_bc_job *j)
 	      xdr_enc_u32(&x, NFS4_CB_VERSION) &&
 	      xdr_enc_u32(&x, CB_NULL_PROC) && enc_cred(&x, &j->sec) &&
 	      xdr_enc_u32(&x, AUTH_NONE) && xdr_enc_u32(&x, 0))) {
-		bc_ops->msg_free(m);
+		ops->msg_free(m);
 		return -EINVAL;
 	}
 	req_reply_used(m, x.pos);
-	return bc_ops->msg_send(m);
+	return ops->msg_send(m);
 }
 
+/*
+ * nfs4_bc_job_run() - callback thread: send @j's CB_NULL, then free @j.
+ * A failure to send marks the session's path down at once.
+ */
 void nfs4_bc_job_run(struct nfs4_bc_job *j)
 {
 	struct nfs4_session *s;
 	int ret = bc_send_null(j);
 
-	pthread_mutex_lock(&nfs4_st.mu);
 	if (ret == 0) {
+		pthread_mutex_lock(&bc_mu);
 		counts.sent++;
+		pthread_mutex_unlock(&bc_mu);
 	} else {
-		s = nfs4_session_find(j->sid);
-		if (s && s->cb_xid == j->xid &&
-		    s->cb_state == NFS4_CB_PROBING) {
-			set_down(s, strerror(-ret));
+		bool failed = false;
+
+		s = nfs4_session_lookup(j->sid);
+		if (s) {
+			pthread_mutex_lock(&s->mu);
+			if (s->cb_xid == j->xid &&
+			    s->cb_state == NFS4_CB_PROBING) {
+				set_down(s, strerror(-ret));
+				failed = true;
+			}
+			pthread_mutex_unlock(&s->mu);
+			nfs4_session_put(s);
+		}
+		if (failed) {
+			pthread_mutex_lock(&bc_mu);
 			counts.failed++;
+			pthread_mutex_unlock(&bc_mu);
 		} else {
 			ret = 0; /* superseded: nothing to count */
 		}
 	}
-	pthread_mutex_unlock(&nfs4_st.mu);
 	if (ret < 0 && stats_slot >= 0)
 		stats_record_latency(stats_slot, 0, true, false);
 	nfs4_bc_job_free(j);
@@ -352,8 +403,10 @@ void nfs4_bc_job_run(struct nfs4_bc_job *j)
 /** nfs4_bc_job_free() - drop @j unsent (and its connection pin). */
 void nfs4_bc_job_free(struct nfs4_bc_job *j)
 {
-	if (bc_ops)
-		bc_ops->put(j->conn);
+	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
+
+	if (ops)
+		ops->put(j->conn);
 	free(j);
 }
 
@@ -382,13 +435,14 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		   size_t len)
 {
 	char id[2 * NFS4_SESSIONID_SIZE + 1];
+	uint8_t sid[NFS4_SESSIONID_SIZE];
 	struct nfs4_session *s;
 	struct pending *p = NULL;
 	bool ok = reply_ok(rec, len), counted = false;
 	uint64_t ns = 0;
 	uint32_t i;
 
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&bc_mu);
 	for (i = 0; i < CB_PENDING_MAX; i++) {
 		if (pending[i].conn == c && pending[i].xid == xid) {
 			p = &pending[i];
@@ -396,29 +450,41 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		}
 	}
 	if (!p) {
-		pthread_mutex_unlock(&nfs4_st.mu);
+		pthread_mutex_unlock(&bc_mu);
 		log_debug("nfs4: unexpected RPC reply xid %08x dropped", xid);
 		return;
 	}
 	p->conn = NULL;
 	ns = now_ns() - p->sent_ns;
-	s = nfs4_session_find(p->sid);
-	if (s && s->cb_xid == xid && s->cb_conn == c &&
-	    s->cb_state == NFS4_CB_PROBING) {
-		counted = true;
-		if (ok) {
-			s->cb_state = NFS4_CB_UP;
-			counts.answered++;
-			hex_id(s->id, id);
-			log_info("nfs4: session %s: callback path up "
-				 "(CB_NULL answered in %llu us)",
-				 id, (unsigned long long)(ns / 1000));
-		} else {
-			set_down(s, "CB_NULL refused");
-			counts.failed++;
+	memcpy(sid, p->sid, NFS4_SESSIONID_SIZE);
+	pthread_mutex_unlock(&bc_mu);
+	s = nfs4_session_lookup(sid);
+	if (s) {
+		pthread_mutex_lock(&s->mu);
+		if (s->cb_xid == xid && s->cb_conn == c &&
+		    s->cb_state == NFS4_CB_PROBING) {
+			counted = true;
+			if (ok) {
+				s->cb_state = NFS4_CB_UP;
+				hex_id(s->id, id);
+				log_info("nfs4: session %s: callback path up "
+					 "(CB_NULL answered in %llu us)",
+					 id, (unsigned long long)(ns / 1000));
+			} else {
+				set_down(s, "CB_NULL refused");
+			}
 		}
+		pthread_mutex_unlock(&s->mu);
+		nfs4_session_put(s);
 	}
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (counted) {
+		pthread_mutex_lock(&bc_mu);
+		if (ok)
+			counts.answered++;
+		else
+			counts.failed++;
+		pthread_mutex_unlock(&bc_mu);
+	}
 	/* a late answer was counted as a failure at its timeout */
 	if (counted && stats_slot >= 0)
 		stats_record_latency(stats_slot, ns, !ok, false);
@@ -430,21 +496,27 @@ void nfs4_bc_conn_closed(struct conn *c)
 	struct nfs4_list *n, *m;
 	uint32_t i;
 
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&bc_mu);
 	for (i = 0; i < CB_PENDING_MAX; i++)
 		if (pending[i].conn == c)
 			pending[i].conn = NULL;
+	pthread_mutex_unlock(&bc_mu);
+	/* the sessions of every client: their lists change only under
+	 * nfs4_st.mu (and the client's mutex) */
+	pthread_mutex_lock(&nfs4_st.mu);
 	for (n = nfs4_st.clients.next; n && n != &nfs4_st.clients;
 	     n = n->next) {
 		struct nfs4_client *cl =
 			nfs4_container_of(n, struct nfs4_client, link);
 
-		for (m = cl->sessions.next; m != &cl->sessions;
-		     m = m->next)
-			nfs4_session_unbind_conn(
-				nfs4_container_of(m, struct nfs4_session,
-						  client_link),
-				c);
+		for (m = cl->sessions.next; m != &cl->sessions; m = m->next) {
+			struct nfs4_session *s = nfs4_container_of(
+				m, struct nfs4_session, client_link);
+
+			pthread_mutex_lock(&s->mu);
+			nfs4_session_unbind_conn(s, c);
+			pthread_mutex_unlock(&s->mu);
+		}
 	}
 	pthread_mutex_unlock(&nfs4_st.mu);
 }

@@ -236,11 +236,12 @@ static void cb_run(const struct cb_job *j, uint32_t xid)
 			 (unsigned long long)j->clientid,
 			 ret == -EPERM ? "not a loopback address"
 				       : strerror(-ret));
-	pthread_mutex_lock(&nfs4_st.mu);
-	cl = nfs4_client_find(j->clientid);
-	if (cl)
+	cl = nfs4_client_lookup(j->clientid);
+	if (cl) {
+		nfs4_client_lock(cl);
 		cl->cb_state = ret == 0 ? NFS4_CB_UP : NFS4_CB_DOWN;
-	pthread_mutex_unlock(&nfs4_st.mu);
+		nfs4_client_unlock_put(cl);
+	}
 }
 
 static void *cb_main(void *arg)

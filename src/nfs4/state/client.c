@@ -1,29 +1,46 @@
 // SPDX-License-Identifier: MIT
 /*
  * Client records (RFC 7530 §9.1.1 SETCLIENTID, RFC 8881 §2.4 EXCHANGE_ID):
- * the clientid table, leases and the teardown of a client's state. All
- * functions here run under nfs4_st.mu.
+ * the clientid table, leases and the teardown of a client's state.
+ *
+ * The table is sharded by clientid (lookups by the hot path: RENEW, 4.0
+ * OPEN and LOCKT); the list of all clients and every change of
+ * membership are under nfs4_st.mu (state_int.h has the lock order).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "nfs4/state/state_int.h"
 
-static uint32_t clientid_bucket(clientid4 id)
+static struct nfs4_client_shard *client_shard(clientid4 id, uint32_t *bucket)
 {
-	return nfs4_hash_bytes(&id, sizeof(id)) % NFS4_HASH_SIZE;
+	uint32_t h = nfs4_hash_bytes(&id, sizeof(id));
+
+	*bucket = (h / NFS4_SHARDS) % NFS4_SHARD_BUCKETS;
+	return &nfs4_st.client_hash[h % NFS4_SHARDS];
+}
+
+/* Under the shard lock. */
+static struct nfs4_client *shard_find(struct nfs4_client_shard *sh, uint32_t b,
+				      clientid4 id)
+{
+	struct nfs4_client *cl;
+
+	for (cl = sh->b[b]; cl; cl = cl->hnext)
+		if (cl->clientid == id)
+			return cl;
+	return NULL;
 }
 
 /**
- * nfs4_client_new() - a new, unconfirmed client record with a fresh
- * clientid (boot id in the high half, so a restarted server knows its
- * predecessor's ids as stale). The table holds the returned reference.
- * NULL at the client limit or when out of memory.
+ * nfs4_client_new() - see state_int.h: a fresh clientid (boot id in the
+ * high half, so a restarted server knows its predecessor's ids as stale).
  */
 struct nfs4_client *nfs4_client_new(uint32_t minor, const uint8_t *id,
 				    uint32_t len, const struct verifier4 *v,
 				    const struct nfs4_princ *p)
 {
+	struct nfs4_client_shard *sh;
 	struct nfs4_client *cl;
 	uint32_t b;
 
@@ -42,39 +59,58 @@ struct nfs4_client *nfs4_client_new(uint32_t minor, const uint8_t *id,
 	cl->minor = minor;
 	cl->verifier = *v;
 	cl->princ = *p;
+	/* ids are made under nfs4_st.mu, so none can appear meanwhile */
 	do {
 		cl->clientid = (uint64_t)nfs4_st.boot_id << 32 |
 			       ++nfs4_st.next_clientid;
 	} while (nfs4_client_find(cl->clientid) ||
 		 (uint32_t)cl->clientid == 0);
-	cl->renewed = nfs4_now_ms();
-	cl->refs = 1;
+	atomic_init(&cl->renewed, nfs4_now_ms());
+	atomic_init(&cl->refs, 1);
+	pthread_mutex_init(&cl->mu, NULL);
 	nfs4_list_init(&cl->sessions);
 	nfs4_list_init(&cl->owners);
-	nfs4_list_add_tail(&nfs4_st.clients, &cl->link);
-	b = clientid_bucket(cl->clientid);
-	cl->hnext = nfs4_st.client_hash[b];
-	nfs4_st.client_hash[b] = cl;
-	nfs4_st.nclients++;
+	/* before it can be found: nothing else sees it yet */
 	nfs4_grace_client_known(cl);
+	nfs4_list_add_tail(&nfs4_st.clients, &cl->link);
+	nfs4_st.nclients++;
+	sh = client_shard(cl->clientid, &b);
+	pthread_mutex_lock(&sh->mu);
+	cl->hnext = sh->b[b];
+	sh->b[b] = cl;
+	pthread_mutex_unlock(&sh->mu);
 	return cl;
 }
 
-/** nfs4_client_find() - the live client with @id, or NULL. */
+/** nfs4_client_find() - see state_int.h. */
 struct nfs4_client *nfs4_client_find(clientid4 id)
 {
+	uint32_t b;
+	struct nfs4_client_shard *sh = client_shard(id, &b);
 	struct nfs4_client *cl;
 
-	for (cl = nfs4_st.client_hash[clientid_bucket(id)]; cl; cl = cl->hnext)
-		if (cl->clientid == id)
-			return cl;
-	return NULL;
+	pthread_mutex_lock(&sh->mu);
+	cl = shard_find(sh, b, id);
+	pthread_mutex_unlock(&sh->mu);
+	return cl;
 }
 
-/**
- * nfs4_client_find_owner() - the live record of minor version family
- * @minor (0 or 1+) with owner id @id and confirmation state @confirmed.
- */
+/** nfs4_client_lookup() - see state_int.h. */
+struct nfs4_client *nfs4_client_lookup(clientid4 id)
+{
+	uint32_t b;
+	struct nfs4_client_shard *sh = client_shard(id, &b);
+	struct nfs4_client *cl;
+
+	pthread_mutex_lock(&sh->mu);
+	cl = shard_find(sh, b, id);
+	if (cl)
+		atomic_fetch_add(&cl->refs, 1);
+	pthread_mutex_unlock(&sh->mu);
+	return cl;
+}
+
+/** nfs4_client_find_owner() - see state_int.h (nfs4_st.mu). */
 struct nfs4_client *nfs4_client_find_owner(uint32_t minor, const uint8_t *id,
 					   uint32_t len, bool confirmed)
 {
@@ -92,59 +128,104 @@ struct nfs4_client *nfs4_client_find_owner(uint32_t minor, const uint8_t *id,
 	return NULL;
 }
 
-/** nfs4_client_get() - pin @cl across an unlock. */
+/** nfs4_client_get() - pin @cl (the caller has a pin or the table lock). */
 void nfs4_client_get(struct nfs4_client *cl)
 {
-	cl->refs++;
+	atomic_fetch_add(&cl->refs, 1);
 }
 
-/** nfs4_client_put() - drop a pin; frees a destroyed client's memory. */
+/**
+ * nfs4_client_put() - drop a pin; the last one frees a destroyed client.
+ * Never the last while the caller holds @cl's mutex (it holds a pin).
+ */
 void nfs4_client_put(struct nfs4_client *cl)
 {
-	if (--cl->refs > 0)
+	if (atomic_fetch_sub(&cl->refs, 1) != 1)
 		return;
+	pthread_mutex_destroy(&cl->mu);
 	free(cl->ownerid);
 	free(cl);
 }
 
-/** nfs4_client_renew() - restart @cl's lease (RFC 8881 §8.3). */
+/** nfs4_client_lock() - see state_int.h. */
+void nfs4_client_lock(struct nfs4_client *cl)
+{
+	pthread_mutex_lock(&cl->mu);
+}
+
+/** nfs4_client_unlock_put() - see state_int.h. */
+void nfs4_client_unlock_put(struct nfs4_client *cl)
+{
+	pthread_mutex_unlock(&cl->mu);
+	nfs4_client_put(cl);
+}
+
+/** nfs4_client_renew() - restart @cl's lease (RFC 8881 §8.3); no lock. */
 void nfs4_client_renew(struct nfs4_client *cl)
 {
-	cl->renewed = nfs4_now_ms();
+	atomic_store_explicit(&cl->renewed, nfs4_now_ms(),
+			      memory_order_relaxed);
 }
 
 /**
  * nfs4_client_expired() - is @cl's lease over? A client pinned by a
- * request in progress is not (the request renews it).
+ * request in progress is not (the request renews it): only the
+ * references of the table, its sessions and its owners may be left.
+ * Under nfs4_st.mu; takes @cl's mutex.
  */
-bool nfs4_client_expired(const struct nfs4_client *cl)
+bool nfs4_client_expired(struct nfs4_client *cl)
 {
-	uint64_t now = nfs4_now_ms();
+	uint64_t now = nfs4_now_ms(), renewed;
+	int held;
 
-	if (cl->dead || cl->refs > 1)
+	if (cl->dead)
 		return false;
-	return now > cl->renewed &&
-	       now - cl->renewed > (uint64_t)nfs4_st.lease_time * 1000;
+	nfs4_client_lock(cl);
+	held = 1 + (int)cl->nsessions + (int)cl->nowners;
+	pthread_mutex_unlock(&cl->mu);
+	if (atomic_load(&cl->refs) > held)
+		return false;
+	renewed = atomic_load_explicit(&cl->renewed, memory_order_relaxed);
+	return now > renewed &&
+	       now - renewed > (uint64_t)nfs4_st.lease_time * 1000;
 }
 
 /** nfs4_client_has_state() - does @cl hold opens or locks? */
-bool nfs4_client_has_state(const struct nfs4_client *cl)
+bool nfs4_client_has_state(struct nfs4_client *cl)
 {
-	return cl->nstates > 0;
+	bool ret;
+
+	nfs4_client_lock(cl);
+	ret = cl->nstates > 0;
+	pthread_mutex_unlock(&cl->mu);
+	return ret;
 }
 
 /**
- * nfs4_client_destroy() - unhash @cl and release its sessions, owners,
- * opens and locks. @forget: remove its stable record too (queued; the
- * caller runs nfs4_grace_flush_forgets() after unlocking). @expired: its
- * stateids become tombstones so that 4.0 clients get EXPIRED.
+ * nfs4_client_destroy() - see state_int.h. @expired: its stateids become
+ * tombstones so that 4.0 clients get EXPIRED. The forget of the stable
+ * record is queued; the caller runs nfs4_grace_flush_forgets() after
+ * unlocking.
  */
 void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 {
+	struct nfs4_client_shard *sh;
 	struct nfs4_client **pp;
+	uint32_t b;
 
 	if (cl->dead)
 		return;
+	/* out of the hash first: no lookup pins it from here on */
+	sh = client_shard(cl->clientid, &b);
+	pthread_mutex_lock(&sh->mu);
+	for (pp = &sh->b[b]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == cl) {
+			*pp = cl->hnext;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
+	nfs4_client_lock(cl);
 	cl->expiring = expired;
 	while (!nfs4_list_empty(&cl->sessions))
 		nfs4_session_destroy(nfs4_container_of(
@@ -152,33 +233,27 @@ void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 	while (!nfs4_list_empty(&cl->owners))
 		nfs4_owner_release(nfs4_container_of(
 			cl->owners.next, struct nfs4_owner, client_link));
-	for (pp = &nfs4_st.client_hash[clientid_bucket(cl->clientid)]; *pp;
-	     pp = &(*pp)->hnext) {
-		if (*pp == cl) {
-			*pp = cl->hnext;
-			break;
-		}
-	}
+	cl->dead = true;
+	pthread_mutex_unlock(&cl->mu);
 	nfs4_list_del(&cl->link);
 	nfs4_st.nclients--;
-	cl->dead = true;
 	if (forget && cl->recorded)
 		nfs4_grace_queue_forget(cl);
 	nfs4_client_put(cl);
 }
 
-/**
- * nfs4_client_check40() - the confirmed client @id of a 4.0 request
- * (RENEW, LOCKT, RELEASE_LOCKOWNER, OPEN's open_owner4): renews its
- * lease. STALE_CLIENTID when unknown, unconfirmed or from an earlier
- * server instance (RFC 7530 §16.33.5).
- */
+/** nfs4_client_check40() - see state_int.h (RFC 7530 §16.33.5). */
 uint32_t nfs4_client_check40(clientid4 id, struct nfs4_client **out)
 {
-	struct nfs4_client *cl = nfs4_client_find(id);
+	struct nfs4_client *cl = nfs4_client_lookup(id);
 
-	if (!cl || !cl->confirmed || cl->minor != 0)
+	if (!cl)
 		return NFS4ERR_STALE_CLIENTID;
+	nfs4_client_lock(cl);
+	if (cl->dead || !cl->confirmed || cl->minor != 0) {
+		nfs4_client_unlock_put(cl);
+		return NFS4ERR_STALE_CLIENTID;
+	}
 	nfs4_client_renew(cl);
 	*out = cl;
 	return NFS4_OK;

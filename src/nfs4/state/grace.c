@@ -8,7 +8,11 @@
  * sent RECLAIM_COMPLETE (4.1 only: a 4.0 client cannot say it is done).
  *
  * File I/O runs under grace_io_mu, never under nfs4_st.mu (lock order:
- * grace_io_mu, then nfs4_st.mu).
+ * grace_io_mu, then nfs4_st.mu). The records and the end of grace are
+ * under nfs4_st.mu; the checks OPEN and LOCK make take no lock: grace is
+ * over once in_grace is false or its time is up (the bookkeeping of the
+ * end follows at the next nfs4_grace_check_end(): the reaper's, every
+ * second).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -253,7 +257,7 @@ void nfs4_grace_client_known(struct nfs4_client *cl)
 
 	if (!r)
 		return;
-	cl->can_reclaim = nfs4_st.in_grace;
+	cl->can_reclaim = atomic_load(&nfs4_st.in_grace);
 	r->reclaimed = true;
 }
 
@@ -290,22 +294,29 @@ void nfs4_grace_check_end(void)
 	struct nfs4_grace_rec *r;
 	struct nfs4_list *n;
 
-	if (!nfs4_st.in_grace && !nfs4_st.recs)
+	bool in = atomic_load(&nfs4_st.in_grace);
+
+	if (!in && !nfs4_st.recs)
 		return;
-	if (nfs4_st.in_grace && nfs4_now_ms() < nfs4_st.grace_end &&
-	    !all_complete())
+	if (in && nfs4_now_ms() < nfs4_st.grace_end && !all_complete())
 		return;
-	if (nfs4_st.in_grace)
+	if (in)
 		log_info("nfs4: grace period over (%u opens, %u locks "
 			 "reclaimed)",
-			 nfs4_st.reclaimed_opens, nfs4_st.reclaimed_locks);
-	nfs4_st.in_grace = false;
+			 atomic_load(&nfs4_st.reclaimed_opens),
+			 atomic_load(&nfs4_st.reclaimed_locks));
+	atomic_store(&nfs4_st.in_grace, false);
 	for (r = nfs4_st.recs; r; r = r->next)
 		if (!r->reclaimed)
 			queue_forget(r->minor, r->id, r->len);
-	for (n = nfs4_st.clients.next; n != &nfs4_st.clients; n = n->next)
-		nfs4_container_of(n, struct nfs4_client, link)->can_reclaim =
-			false;
+	for (n = nfs4_st.clients.next; n != &nfs4_st.clients; n = n->next) {
+		struct nfs4_client *cl =
+			nfs4_container_of(n, struct nfs4_client, link);
+
+		nfs4_client_lock(cl); /* the table's reference keeps it */
+		cl->can_reclaim = false;
+		pthread_mutex_unlock(&cl->mu);
+	}
 	while (nfs4_st.recs) {
 		r = nfs4_st.recs;
 		nfs4_st.recs = r->next;
@@ -319,8 +330,10 @@ void nfs4_grace_reclaim_complete(struct nfs4_client *cl)
 	struct nfs4_grace_rec *r =
 		rec_find(cl->minor, cl->ownerid, cl->ownerid_len);
 
+	nfs4_client_lock(cl);
 	cl->reclaim_complete = true;
 	cl->can_reclaim = false;
+	pthread_mutex_unlock(&cl->mu);
 	if (r)
 		r->complete = true;
 	nfs4_grace_check_end();
@@ -333,33 +346,41 @@ bool nfs4_in_grace(void)
 {
 	bool in;
 
+	if (!atomic_load(&nfs4_st.in_grace))
+		return false;
 	pthread_mutex_lock(&nfs4_st.mu);
 	nfs4_grace_check_end();
-	in = nfs4_st.in_grace;
+	in = atomic_load(&nfs4_st.in_grace);
 	pthread_mutex_unlock(&nfs4_st.mu);
 	return in;
+}
+
+/* Is grace on (not ended, and its time not up)? No lock. */
+static bool grace_active(void)
+{
+	return atomic_load(&nfs4_st.in_grace) &&
+	       nfs4_now_ms() < nfs4_st.grace_end;
 }
 
 /**
  * nfs4_grace_check_reclaim() - may @cl reclaim now? NO_GRACE outside
  * grace or after its RECLAIM_COMPLETE; RECLAIM_BAD for a client the
- * previous instance did not know (as knfsd). Under nfs4_st.mu.
+ * previous instance did not know (as knfsd). Under nfs4_st.mu or @cl's
+ * mutex.
  */
 uint32_t nfs4_grace_check_reclaim(const struct nfs4_client *cl)
 {
-	nfs4_grace_check_end();
-	if (!nfs4_st.in_grace || cl->reclaim_complete)
+	if (!grace_active() || cl->reclaim_complete)
 		return NFS4ERR_NO_GRACE;
 	if (!cl->can_reclaim)
 		return NFS4ERR_RECLAIM_BAD;
 	return NFS4_OK;
 }
 
-/** nfs4_grace_check_new() - GRACE while new state must wait. nfs4_st.mu. */
+/** nfs4_grace_check_new() - GRACE while new state must wait. No lock. */
 uint32_t nfs4_grace_check_new(void)
 {
-	nfs4_grace_check_end();
-	return nfs4_st.in_grace ? NFS4ERR_GRACE : NFS4_OK;
+	return grace_active() ? NFS4ERR_GRACE : NFS4_OK;
 }
 
 /*

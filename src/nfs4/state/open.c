@@ -1,75 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * Files, open/lock owners, open stateids with their share reservations
- * (RFC 8881 §9.7, RFC 7530 §9.9) and lock stateids. Under nfs4_st.mu.
+ * Open/lock owners, open stateids with their share reservations (RFC 8881
+ * §9.7, RFC 7530 §9.9) and lock stateids. The reservations and the byte
+ * ranges themselves are kept in the shared file state (src/state/), whose
+ * entry each open and lock stateid holds a reference on, so that other
+ * protocols see them. Under the client's mutex (state_int.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nfs4/state/state_int.h"
 
-static uint32_t file_bucket(const struct vfs_obj *obj)
+/* NFSv4's share bits are the shared state's (file_state.h): no mapping. */
+_Static_assert(OPEN4_SHARE_ACCESS_READ == STATE_ACCESS_READ &&
+		       OPEN4_SHARE_ACCESS_WRITE == STATE_ACCESS_WRITE,
+	       "NFSv4 share access bits");
+_Static_assert(OPEN4_SHARE_DENY_READ == STATE_DENY_READ &&
+		       OPEN4_SHARE_DENY_WRITE == STATE_DENY_WRITE,
+	       "NFSv4 share deny bits");
+
+/* The bucket of owner @name in its client's hash. */
+static uint32_t owner_bucket(bool is_lock, const uint8_t *name, uint32_t len)
 {
-	uintptr_t key = (uintptr_t)obj; /* the object's identity */
-
-	return nfs4_hash_bytes(&key, sizeof(key)) % NFS4_HASH_SIZE;
-}
-
-/**
- * nfs4_file_find() - the state of the file @obj (the vfs object cache
- * gives one object per file while it is referenced, so the pointer is the
- * key). @create: make it, taking a reference on @obj. NULL if absent or
- * out of memory.
- */
-struct nfs4_file *nfs4_file_find(struct vfs_obj *obj, bool create)
-{
-	uint32_t b = file_bucket(obj);
-	struct nfs4_file *f;
-
-	for (f = nfs4_st.file_hash[b]; f; f = f->hnext)
-		if (f->obj == obj)
-			return f;
-	if (!create)
-		return NULL;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	vfs_obj_get(obj);
-	f->obj = obj;
-	nfs4_list_init(&f->opens);
-	nfs4_list_init(&f->locks);
-	f->hnext = nfs4_st.file_hash[b];
-	nfs4_st.file_hash[b] = f;
-	return f;
-}
-
-/** nfs4_file_maybe_free() - free @f once no open or lock state uses it. */
-void nfs4_file_maybe_free(struct nfs4_file *f)
-{
-	struct nfs4_file **pp;
-
-	if (f->nstates > 0 || !nfs4_list_empty(&f->opens) ||
-	    !nfs4_list_empty(&f->locks))
-		return;
-	for (pp = &nfs4_st.file_hash[file_bucket(f->obj)]; *pp;
-	     pp = &(*pp)->hnext) {
-		if (*pp == f) {
-			*pp = f->hnext;
-			break;
-		}
-	}
-	vfs_obj_put(f->obj);
-	free(f);
-}
-
-static uint32_t owner_bucket(const struct nfs4_client *cl, bool is_lock,
-			     const uint8_t *name, uint32_t len)
-{
-	uint32_t h = nfs4_hash_bytes(name, len);
-	uintptr_t key = (uintptr_t)cl; /* the client's identity */
-
-	h ^= nfs4_hash_bytes(&key, sizeof(key)) + is_lock;
-	return h % NFS4_HASH_SIZE;
+	return (nfs4_hash_bytes(name, len) + is_lock) % NFS4_OWNER_BUCKETS;
 }
 
 /** nfs4_owner_find() - @cl's open (or lock) owner @name, or NULL. */
@@ -78,17 +32,18 @@ struct nfs4_owner *nfs4_owner_find(struct nfs4_client *cl, bool is_lock,
 {
 	struct nfs4_owner *o;
 
-	for (o = nfs4_st.owner_hash[owner_bucket(cl, is_lock, name, len)]; o;
+	for (o = cl->owner_hash[owner_bucket(is_lock, name, len)]; o;
 	     o = o->hnext)
-		if (o->client == cl && o->is_lock == is_lock &&
-		    o->name_len == len && memcmp(o->name, name, len) == 0)
+		if (o->is_lock == is_lock && o->name_len == len &&
+		    memcmp(o->name, name, len) == 0)
 			return o;
 	return NULL;
 }
 
 /**
- * nfs4_owner_new() - a new owner of @cl (4.1 owners are born confirmed).
- * NULL at the per-client limit or without memory.
+ * nfs4_owner_new() - a new owner of @cl (4.1 owners are born confirmed),
+ * holding a reference on @cl. NULL at the per-client limit or without
+ * memory.
  */
 struct nfs4_owner *nfs4_owner_new(struct nfs4_client *cl, bool is_lock,
 				  const uint8_t *name, uint32_t len)
@@ -108,14 +63,15 @@ struct nfs4_owner *nfs4_owner_new(struct nfs4_client *cl, bool is_lock,
 	}
 	memcpy(o->name, name, len);
 	o->name_len = len;
+	nfs4_client_get(cl);
 	o->client = cl;
 	o->is_lock = is_lock;
 	o->confirmed = cl->minor >= 1;
 	o->last_used = nfs4_now_ms();
 	nfs4_list_init(&o->states);
-	b = owner_bucket(cl, is_lock, name, len);
-	o->hnext = nfs4_st.owner_hash[b];
-	nfs4_st.owner_hash[b] = o;
+	b = owner_bucket(is_lock, name, len);
+	o->hnext = cl->owner_hash[b];
+	cl->owner_hash[b] = o;
 	nfs4_list_add_tail(&cl->owners, &o->client_link);
 	cl->nowners++;
 	return o;
@@ -127,8 +83,11 @@ void nfs4_owner_get(struct nfs4_owner *o)
 	o->refs++;
 }
 
+/* Under the client's mutex: the caller holds its own reference on the
+ * client, so this put is never the client's last. */
 static void owner_free(struct nfs4_owner *o)
 {
+	nfs4_client_put(o->client);
 	free(o->replay);
 	free(o->name);
 	free(o);
@@ -172,8 +131,8 @@ void nfs4_owner_release(struct nfs4_owner *o)
 				o->states.next, struct nfs4_open, owner_link));
 	}
 	nfs4_owner_drop_closed(o);
-	pp = &nfs4_st.owner_hash[owner_bucket(o->client, o->is_lock, o->name,
-					      o->name_len)];
+	pp = &o->client->owner_hash[owner_bucket(o->is_lock, o->name,
+						 o->name_len)];
 	for (; *pp; pp = &(*pp)->hnext) {
 		if (*pp == o) {
 			*pp = o->hnext;
@@ -188,7 +147,8 @@ void nfs4_owner_release(struct nfs4_owner *o)
 }
 
 /** nfs4_open_find() - @o's open of @f, or NULL. */
-struct nfs4_open *nfs4_open_find(struct nfs4_owner *o, struct nfs4_file *f)
+struct nfs4_open *nfs4_open_find(struct nfs4_owner *o,
+				 const struct state_file *f)
 {
 	struct nfs4_list *n;
 
@@ -202,54 +162,24 @@ struct nfs4_open *nfs4_open_find(struct nfs4_owner *o, struct nfs4_file *f)
 	return NULL;
 }
 
-/**
- * nfs4_share_conflict() - see state_int.h: another open denies what we
- * want, or wants what we deny.
- */
-bool nfs4_share_conflict(const struct nfs4_file *f,
-			 const struct nfs4_open *self, uint32_t access,
-			 uint32_t deny)
+/** nfs4_open_holder() - @op as a holder of shares. */
+struct state_holder nfs4_open_holder(const struct nfs4_open *op)
 {
-	const struct nfs4_list *n;
+	struct state_holder h = {op, STATE_HOLDER_NFS4};
 
-	for (n = f->opens.next; n != &f->opens; n = n->next) {
-		const struct nfs4_open *op =
-			nfs4_container_of(n, struct nfs4_open, file_link);
-
-		if (op == self)
-			continue;
-		if ((op->deny & access) || (op->access & deny))
-			return true;
-	}
-	return false;
+	return h;
 }
 
-/**
- * nfs4_open_new() - an open stateid of @o on @f without share modes yet
- * (the caller adds them). NULL at the stateid limit or without memory.
- */
-struct nfs4_open *nfs4_open_new(struct nfs4_owner *o, struct nfs4_file *f)
+/** nfs4_lockstate_holder() - @ls as a holder of byte ranges. */
+struct state_holder nfs4_lockstate_holder(const struct nfs4_lockstate *ls)
 {
-	struct nfs4_open *op;
+	struct state_holder h = {ls, STATE_HOLDER_NFS4};
 
-	if (nfs4_st.nstateids >= NFS4_MAX_STATEIDS)
-		return NULL;
-	op = calloc(1, sizeof(*op));
-	if (!op)
-		return NULL;
-	nfs4_stid_init(&op->sid, NFS4_STID_OPEN, o->client, f);
-	op->owner = o;
-	nfs4_list_init(&op->lockstates);
-	nfs4_list_add_tail(&o->states, &op->owner_link);
-	nfs4_list_add_tail(&f->opens, &op->file_link);
-	nfs4_stid_hash(&op->sid);
-	f->nstates++;
-	o->client->nstates++;
-	return op;
+	return h;
 }
 
-/** nfs4_open_add_mode() - OPEN upgrade: add @access/@deny to @op. */
-void nfs4_open_add_mode(struct nfs4_open *op, uint32_t access, uint32_t deny)
+/* Remember the union and the modes seen (OPEN_DOWNGRADE's rules). */
+static void open_add_mode(struct nfs4_open *op, uint32_t access, uint32_t deny)
 {
 	op->access |= access;
 	op->deny |= deny;
@@ -257,27 +187,88 @@ void nfs4_open_add_mode(struct nfs4_open *op, uint32_t access, uint32_t deny)
 	op->deny_bmap |= (uint8_t)(1u << deny);
 }
 
+/** nfs4_open_new() - see state_int.h. */
+int nfs4_open_new(struct nfs4_owner *o, struct state_file *f, uint32_t access,
+		  uint32_t deny, struct nfs4_open **out)
+{
+	struct state_holder h;
+	struct nfs4_open *op;
+	int ret;
+
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -ENOMEM;
+	h = nfs4_open_holder(op);
+	/* the share first: a conflict answers before the stateid limit */
+	ret = state_share_acquire(f, &h, access, deny);
+	if (ret < 0) {
+		free(op);
+		return ret;
+	}
+	if (atomic_load(&nfs4_st.nstateids) >= NFS4_MAX_STATEIDS) {
+		state_share_release(f, &h);
+		free(op);
+		return -ENOSPC;
+	}
+	state_file_hold(f);
+	nfs4_stid_init(&op->sid, NFS4_STID_OPEN, o->client, f);
+	op->owner = o;
+	nfs4_list_init(&op->lockstates);
+	nfs4_list_add_tail(&o->states, &op->owner_link);
+	nfs4_stid_hash(&op->sid);
+	o->client->nstates++;
+	open_add_mode(op, access, deny);
+	*out = op;
+	return 0;
+}
+
+/** nfs4_open_upgrade() - see state_int.h. */
+int nfs4_open_upgrade(struct nfs4_open *op, uint32_t access, uint32_t deny)
+{
+	struct state_holder h = nfs4_open_holder(op);
+	int ret;
+
+	ret = state_share_change(op->sid.file, &h, op->access | access,
+				 op->deny | deny);
+	if (ret == 0)
+		open_add_mode(op, access, deny);
+	return ret;
+}
+
+/** nfs4_open_downgrade() - see state_int.h. */
+void nfs4_open_downgrade(struct nfs4_open *op, uint32_t access, uint32_t deny)
+{
+	struct state_holder h = nfs4_open_holder(op);
+
+	/* less than before: it cannot conflict */
+	(void)state_share_change(op->sid.file, &h, access, deny);
+	op->access = access;
+	op->deny = deny;
+}
+
 static void open_unlink(struct nfs4_open *op)
 {
 	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see state_int.h lists */
-	struct nfs4_file *f = op->sid.file;
+	struct state_file *f = op->sid.file;
+	struct state_holder h = nfs4_open_holder(op);
 
 	while (!nfs4_list_empty(&op->lockstates))
 		nfs4_lockstate_free(nfs4_container_of(op->lockstates.next,
 						      struct nfs4_lockstate,
 						      open_link));
+	state_share_release(f, &h);
 	nfs4_list_del(&op->owner_link);
-	nfs4_list_del(&op->file_link);
-	f->nstates--;
 	op->sid.client->nstates--;
 	op->sid.file = NULL;
-	nfs4_file_maybe_free(f);
+	state_file_put(f);
 }
 
 /** nfs4_open_free() - release @op's share, lock states and stateid. */
 void nfs4_open_free(struct nfs4_open *op)
 {
-	open_unlink(op);
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see state_int.h lists */
+	if (op->sid.file)
+		open_unlink(op);
 	nfs4_stid_unhash(&op->sid);
 	free(op);
 }
@@ -307,15 +298,22 @@ void nfs4_open_close(struct nfs4_open *op, uint32_t minor)
 void nfs4_lockstate_free(struct nfs4_lockstate *ls)
 {
 	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see state_int.h lists */
-	struct nfs4_file *f = ls->sid.file;
-	int n = nfs4_lock_clear_all(&f->locks, ls);
+	struct state_file *f = ls->sid.file;
+	struct state_holder h = nfs4_lockstate_holder(ls);
 
-	nfs4_st.nranges -= (uint32_t)n;
+	state_unlock_all(f, &h);
 	nfs4_list_del(&ls->owner_link);
 	nfs4_list_del(&ls->open_link);
 	nfs4_stid_unhash(&ls->sid);
-	f->nstates--;
 	ls->sid.client->nstates--;
 	free(ls);
-	nfs4_file_maybe_free(f);
+	state_file_put(f);
+}
+
+/** nfs4_lockstate_has_locks() - see state_int.h. */
+bool nfs4_lockstate_has_locks(const struct nfs4_lockstate *ls)
+{
+	struct state_holder h = nfs4_lockstate_holder(ls);
+
+	return state_lock_count(ls->sid.file, &h) > 0;
 }

@@ -202,7 +202,9 @@ uint32_t nfs4_op_setclientid_confirm(struct nfs4_compound *c, void *args,
 			cl->confirm = cl->pending_confirm;
 			cl->princ = cl->pending_princ;
 			cl->pending = false;
+			nfs4_client_lock(cl);
 			cl->cb_state = NFS4_CB_UNKNOWN;
+			pthread_mutex_unlock(&cl->mu);
 			probe = true;
 		} else if (!verf_eq(&cl->confirm, &a->setclientid_confirm)) {
 			status = NFS4ERR_STALE_CLIENTID;
@@ -226,7 +228,9 @@ uint32_t nfs4_op_setclientid_confirm(struct nfs4_compound *c, void *args,
 	old = nfs4_client_find_owner(0, cl->ownerid, cl->ownerid_len, true);
 	if (old)
 		nfs4_client_destroy(old, false, false);
+	nfs4_client_lock(cl);
 	cl->confirmed = true;
+	pthread_mutex_unlock(&cl->mu);
 	nfs4_client_renew(cl);
 	probe = true;
 out:
@@ -238,9 +242,7 @@ out:
 	if (probe) {
 		nfs4_grace_record_client(cl);
 		nfs4_cb_probe(cl->clientid, &cb);
-		pthread_mutex_lock(&nfs4_st.mu);
 		nfs4_client_put(cl);
-		pthread_mutex_unlock(&nfs4_st.mu);
 	}
 	return status;
 }
@@ -264,7 +266,8 @@ static bool dec_RENEW4args(struct xdr_buf *x, void *p)
 
 /**
  * nfs4_op_renew() - RFC 7530 §16.29: renew the lease of a confirmed
- * client. No delegations are granted, so CB_PATH_DOWN never applies.
+ * client (its shard lock and mutex, no global lock). No delegations are
+ * granted, so CB_PATH_DOWN never applies.
  */
 uint32_t nfs4_op_renew(struct nfs4_compound *c, void *args, void *res)
 {
@@ -274,9 +277,9 @@ uint32_t nfs4_op_renew(struct nfs4_compound *c, void *args, void *res)
 
 	(void)c;
 	(void)res;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_client_check40(a->clientid, &cl);
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (status == NFS4_OK)
+		nfs4_client_unlock_put(cl);
 	return status;
 }
 

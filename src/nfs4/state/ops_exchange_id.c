@@ -119,7 +119,7 @@ static bool verf_eq(const struct verifier4 *a, const struct verifier4 *b)
 }
 
 /* The confirmed record's holder still has something to lose. */
-static bool client_in_use(const struct nfs4_client *cl)
+static bool client_in_use(struct nfs4_client *cl)
 {
 	return (nfs4_client_has_state(cl) || cl->nsessions > 0) &&
 	       !nfs4_client_expired(cl);

@@ -2,8 +2,9 @@
 /*
  * Byte-range locking: LOCK (RFC 8881 §18.10, RFC 7530 §16.10), LOCKT
  * (§18.11), LOCKU (§18.12) and RELEASE_LOCKOWNER (RFC 7530 §16.37).
- * Locks live in memory with POSIX semantics (lock.c); they are not
- * taken on the local file system, so local processes do not see them.
+ * Locks live in the shared file state (src/state/) with POSIX semantics,
+ * where other protocols' locks conflict with them; they are not taken on
+ * the local file system, so local processes do not see them.
  * Blocking types (READW/WRITEW) are answered like the plain ones: no
  * waiting queue, DENIED at once.
  */
@@ -117,29 +118,56 @@ static bool enc_LOCK4res(struct xdr_buf *x, uint32_t status, const void *p)
 	return true;
 }
 
-/* LOCK4denied for the conflicting range @r (holder: a lock state). */
-static uint32_t fill_denied(struct nfs4_compound *c,
-			    const struct nfs4_lock_range *r,
-			    struct LOCK4denied *d)
-{
-	const struct nfs4_lockstate *ls = r->holder;
-	uint8_t *owner = rpc_call_alloc(c->call, ls->owner->name_len + 1);
+/* A conflict to describe in a LOCK4denied (state_conflict_fn). */
+struct denied_ctx {
+	struct nfs4_compound *c;
+	struct LOCK4denied *d;
+	bool nomem;
+};
 
-	if (!owner)
-		return resource(c);
-	memcpy(owner, ls->owner->name, ls->owner->name_len);
-	d->offset = r->start;
-	d->length = nfs4_lock_len(r->start, r->end);
-	d->locktype = r->type;
-	d->clientid = ls->owner->client->clientid;
-	d->owner = owner;
-	d->owner_len = ls->owner->name_len;
-	return NFS4ERR_DENIED;
+/*
+ * Fill the LOCK4denied of the conflicting lock @l. Runs under the file's
+ * lock in the shared state, which keeps the holder alive: an NFSv4 lock
+ * state, whose owner's name and client id do not change. Another
+ * protocol's lock is described without an owner.
+ */
+static void fill_denied(void *arg, const struct state_lock_info *l)
+{
+	struct denied_ctx *dc = arg;
+	struct LOCK4denied *d = dc->d;
+
+	d->offset = l->range.start;
+	d->length = state_range_len(&l->range);
+	d->locktype = l->excl ? WRITE_LT : READ_LT;
+	d->clientid = 0;
+	d->owner = NULL;
+	d->owner_len = 0;
+	if (l->holder.tag == STATE_HOLDER_NFS4) {
+		const struct nfs4_lockstate *ls = l->holder.id;
+		uint8_t *owner =
+			rpc_call_alloc(dc->c->call, ls->owner->name_len + 1);
+
+		if (!owner) {
+			dc->nomem = true;
+			return;
+		}
+		memcpy(owner, ls->owner->name, ls->owner->name_len);
+		d->clientid = ls->owner->client->clientid;
+		d->owner = owner;
+		d->owner_len = ls->owner->name_len;
+	}
 }
 
-/* @lo's lock state on the file of @op, or NULL. */
+/* The status of a denied lock: DENIED, or the resource error when the
+ * denial could not be described. */
+static uint32_t denied_status(const struct denied_ctx *dc)
+{
+	return dc->nomem ? resource(dc->c) : NFS4ERR_DENIED;
+}
+
+/* @lo's lock state on the file @f, or NULL. */
 static struct nfs4_lockstate *lockstate_find(struct nfs4_owner *lo,
-					     const struct nfs4_file *f)
+					     const struct state_file *f)
 {
 	struct nfs4_list *n;
 
@@ -156,21 +184,21 @@ static struct nfs4_lockstate *lockstate_find(struct nfs4_owner *lo,
 static struct nfs4_lockstate *lockstate_new(struct nfs4_owner *lo,
 					    struct nfs4_open *op)
 {
-	struct nfs4_file *f = op->sid.file;
+	struct state_file *f = op->sid.file;
 	struct nfs4_lockstate *ls;
 
-	if (nfs4_st.nstateids >= NFS4_MAX_STATEIDS)
+	if (atomic_load(&nfs4_st.nstateids) >= NFS4_MAX_STATEIDS)
 		return NULL;
 	ls = calloc(1, sizeof(*ls));
 	if (!ls)
 		return NULL;
+	state_file_hold(f);
 	nfs4_stid_init(&ls->sid, NFS4_STID_LOCK, lo->client, f);
 	ls->owner = lo;
 	ls->open = op;
 	nfs4_list_add_tail(&lo->states, &ls->owner_link);
 	nfs4_list_add_tail(&op->lockstates, &ls->open_link);
 	nfs4_stid_hash(&ls->sid);
-	f->nstates++;
 	lo->client->nstates++;
 	return ls;
 }
@@ -179,11 +207,13 @@ static struct nfs4_lockstate *lockstate_new(struct nfs4_owner *lo,
 static uint32_t check_file(const struct nfs4_compound *c,
 			   const struct nfs4_stid *s)
 {
-	return s->file && s->file->obj == c->cur.obj ? NFS4_OK
-						     : NFS4ERR_BAD_STATEID;
+	return s->file && state_file_obj(s->file) == c->cur.obj
+		       ? NFS4_OK
+		       : NFS4ERR_BAD_STATEID;
 }
 
 struct lock_ctx {
+	struct nfs4_client *cl;         /* pinned and locked, or NULL */
 	struct nfs4_owner *seq_owner;   /* whose seqid this LOCK uses */
 	uint32_t seqid;
 	struct nfs4_open *op;
@@ -204,6 +234,7 @@ static uint32_t lock_new_owner(struct nfs4_compound *c,
 				  1u << NFS4_STID_OPEN, false, &s);
 	if (status != NFS4_OK)
 		return status;
+	lc->cl = s->client;
 	op = nfs4_container_of(s, struct nfs4_open, sid);
 	status = nfs4_seqid_check(c, op->owner, a->open_seqid, replay);
 	if (*replay || status != NFS4_OK)
@@ -246,6 +277,7 @@ static uint32_t lock_exist_owner(struct nfs4_compound *c,
 				  false, &s);
 	if (status != NFS4_OK)
 		return status;
+	lc->cl = s->client;
 	lc->ls = nfs4_container_of(s, struct nfs4_lockstate, sid);
 	lc->lo = lc->ls->owner;
 	lc->op = lc->ls->open;
@@ -272,16 +304,17 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 	struct LOCK4args *a = args;
 	struct LOCK4res *r = res;
 	struct lock_ctx lc = {0};
-	const struct nfs4_lock_range *conflict;
-	struct nfs4_file *f;
-	uint64_t end;
+	struct denied_ctx dc = {c, &r->denied, false};
+	struct state_holder h, *hp = NULL;
+	struct state_range range;
+	struct state_file *f;
+	bool excl = is_write(a->locktype), created = false;
 	uint32_t status;
 	bool replay = false;
-	int ret, change;
+	int ret;
 
 	if (!valid_type(a->locktype))
 		return NFS4ERR_INVAL;
-	pthread_mutex_lock(&nfs4_st.mu);
 	if (a->new_lock_owner)
 		status = lock_new_owner(c, a, &lc, &replay);
 	else
@@ -294,21 +327,23 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 			    : nfs4_grace_check_new();
 	if (status != NFS4_OK)
 		goto out_seqid;
-	if (!(lc.op->access & (is_write(a->locktype)
-				       ? OPEN4_SHARE_ACCESS_WRITE
-				       : OPEN4_SHARE_ACCESS_READ))) {
+	if (!(lc.op->access &
+	      (excl ? OPEN4_SHARE_ACCESS_WRITE : OPEN4_SHARE_ACCESS_READ))) {
 		status = NFS4ERR_OPENMODE;
 		goto out_seqid;
 	}
-	if (nfs4_lock_range_end(a->offset, a->length, &end) < 0) {
+	if (state_range_nfs(a->offset, a->length, &range) < 0) {
 		status = NFS4ERR_INVAL;
 		goto out_seqid;
 	}
 	f = lc.op->sid.file;
-	conflict = nfs4_lock_conflict(&f->locks, lc.ls, a->offset, end,
-				      a->locktype);
-	if (conflict) {
-		status = fill_denied(c, conflict, &r->denied);
+	/* a conflict answers DENIED before any new lock state is made */
+	if (lc.ls) {
+		h = nfs4_lockstate_holder(lc.ls);
+		hp = &h;
+	}
+	if (state_lock_test(f, hp, &range, excl, fill_denied, &dc) == -EAGAIN) {
+		status = denied_status(&dc);
 		goto out_seqid;
 	}
 	if (!lc.ls) {
@@ -317,28 +352,35 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 			status = resource(c);
 			goto out_seqid;
 		}
+		created = true;
 	} else {
 		nfs4_stid_bump(&lc.ls->sid);
 	}
-	ret = nfs4_lock_set(&f->locks, lc.ls, a->offset, end, a->locktype,
-			    NFS4_MAX_LOCK_RANGES - nfs4_st.nranges, &change);
+	h = nfs4_lockstate_holder(lc.ls);
+	ret = state_lock(f, &h, &range, excl, fill_denied, &dc);
+	if (ret == -EAGAIN) {
+		/* another protocol's (or client's) lock came in between */
+		if (created)
+			nfs4_lockstate_free(lc.ls);
+		status = denied_status(&dc);
+		goto out_seqid;
+	}
 	if (ret < 0) {
 		status = resource(c);
 		goto out_seqid;
 	}
-	nfs4_st.nranges += (uint32_t)change;
-	lc.ls->nranges += (uint32_t)change;
 	nfs4_stid_to_wire(&lc.ls->sid, &r->lock_stateid);
 	nfs4_set_current_stateid(c, &r->lock_stateid);
 	if (a->reclaim) {
-		nfs4_st.reclaimed_locks++;
+		atomic_fetch_add(&nfs4_st.reclaimed_locks, 1);
 		log_debug("nfs4: client %016llx reclaimed a lock",
 			  (unsigned long long)lc.lo->client->clientid);
 	}
 out_seqid:
 	nfs4_seqid_done(c, &r->seq, lc.seq_owner, lc.seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (lc.cl)
+		nfs4_client_unlock_put(lc.cl);
 	return status;
 }
 
@@ -391,12 +433,13 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, void *args, void *res)
 {
 	struct LOCKT4args *a = args;
 	struct LOCK4res *r = res;
-	const struct nfs4_lock_range *conflict;
-	struct nfs4_lockstate *holder = NULL;
+	struct denied_ctx dc = {c, &r->denied, false};
+	struct state_holder h, *hp = NULL;
+	struct nfs4_lockstate *ls;
+	struct state_range range;
 	struct nfs4_client *cl;
 	struct nfs4_owner *lo;
-	struct nfs4_file *f;
-	uint64_t end;
+	struct state_file *f;
 	uint32_t status;
 
 	if (!valid_type(a->locktype))
@@ -404,28 +447,30 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, void *args, void *res)
 	status = lockt_file(c);
 	if (status != NFS4_OK)
 		return status;
-	if (nfs4_lock_range_end(a->offset, a->length, &end) < 0)
+	if (state_range_nfs(a->offset, a->length, &range) < 0)
 		return NFS4ERR_INVAL;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_owner_client(c, a->clientid, &cl);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
 	status = nfs4_grace_check_new();
 	if (status != NFS4_OK)
 		goto out;
-	f = nfs4_file_find(c->cur.obj, false);
+	f = state_file_find(c->cur.obj);
 	if (!f)
 		goto out;
 	lo = nfs4_owner_find(cl, true, a->owner.data, a->owner.len);
-	if (lo)
-		holder = lockstate_find(lo, f);
-	conflict = nfs4_lock_conflict(&f->locks, holder, a->offset, end,
-				      a->locktype);
+	ls = lo ? lockstate_find(lo, f) : NULL;
 	/* without a lock state on the file the owner conflicts with all */
-	if (conflict)
-		status = fill_denied(c, conflict, &r->denied);
+	if (ls) {
+		h = nfs4_lockstate_holder(ls);
+		hp = &h;
+	}
+	if (state_lock_test(f, hp, &range, is_write(a->locktype), fill_denied,
+			    &dc) == -EAGAIN)
+		status = denied_status(&dc);
+	state_file_put(f);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 
@@ -477,19 +522,18 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, void *args, void *res)
 	struct LOCKU4args *a = args;
 	struct LOCK4res *r = res;
 	struct nfs4_lockstate *ls;
+	struct state_holder h;
+	struct state_range range;
 	struct nfs4_stid *s;
-	uint64_t end;
 	uint32_t status;
 	bool replay;
-	int ret, change;
 
 	if (!valid_type(a->locktype))
 		return NFS4ERR_INVAL;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_stid_lookup(c, &a->lock_stateid, 1u << NFS4_STID_LOCK,
 				  false, &s);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
 	ls = nfs4_container_of(s, struct nfs4_lockstate, sid);
 	status = nfs4_seqid_check(c, ls->owner, a->seqid, &replay);
 	if (replay || status != NFS4_OK)
@@ -499,17 +543,13 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, void *args, void *res)
 		status = nfs4_stid_check_seqid(s, &a->lock_stateid,
 					       c->minorversion);
 	if (status == NFS4_OK &&
-	    nfs4_lock_range_end(a->offset, a->length, &end) < 0)
+	    state_range_nfs(a->offset, a->length, &range) < 0)
 		status = NFS4ERR_INVAL;
 	if (status == NFS4_OK) {
-		ret = nfs4_lock_clear(&s->file->locks, ls, a->offset, end,
-				      NFS4_MAX_LOCK_RANGES - nfs4_st.nranges,
-				      &change);
-		if (ret < 0) {
+		h = nfs4_lockstate_holder(ls);
+		if (state_unlock(s->file, &h, &range) < 0) {
 			status = resource(c);
 		} else {
-			nfs4_st.nranges += (uint32_t)change;
-			ls->nranges += (uint32_t)change;
 			nfs4_stid_bump(&ls->sid);
 			nfs4_stid_to_wire(&ls->sid, &r->lock_stateid);
 			nfs4_set_current_stateid(c, &r->lock_stateid);
@@ -517,7 +557,7 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, void *args, void *res)
 	}
 	nfs4_seqid_done(c, &r->seq, ls->owner, a->seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(s->client);
 	return status;
 }
 
@@ -557,23 +597,22 @@ uint32_t nfs4_op_release_lockowner(struct nfs4_compound *c, void *args,
 
 	(void)c;
 	(void)res;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_client_check40(a->clientid, &cl);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
 	lo = nfs4_owner_find(cl, true, a->owner.data, a->owner.len);
 	if (!lo)
 		goto out;
 	for (n = lo->states.next; n != &lo->states; n = n->next) {
-		if (nfs4_container_of(n, struct nfs4_lockstate, owner_link)
-			    ->nranges) {
+		if (nfs4_lockstate_has_locks(nfs4_container_of(
+			    n, struct nfs4_lockstate, owner_link))) {
 			status = NFS4ERR_LOCKS_HELD;
 			goto out;
 		}
 	}
 	nfs4_owner_release(lo);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 

@@ -3,10 +3,12 @@
  * OPEN (RFC 8881 §18.16, RFC 7530 §16.16), OPEN_CONFIRM (RFC 7530
  * §16.18), OPEN_DOWNGRADE (RFC 8881 §18.18) and CLOSE (§18.2).
  *
- * OPEN runs in three steps: under nfs4_st.mu the owner, its 4.0 seqid and the
- * grace rules; without it the filesystem work (lookup or create, type
- * and permission checks); under nfs4_st.mu again the share reservation check
- * across every open of the file and the open stateid.
+ * OPEN runs in three steps: under the client's mutex the owner, its 4.0
+ * seqid and the grace rules; without it the filesystem work (lookup or
+ * create, type and permission checks); under the client's mutex again
+ * the share reservation check across every open of the file, NFSv4's
+ * and other protocols' (in the shared file state), and the open
+ * stateid.
  */
 #include <errno.h>
 #include <string.h>
@@ -364,35 +366,39 @@ static uint32_t open_check_file(struct nfs4_compound *c, uint32_t access,
 	return NFS4_OK;
 }
 
-/* Under nfs4_st.mu: the share check and the open stateid (new or upgraded). */
+/*
+ * Under the client's mutex: the share check against every open of the file, all
+ * protocols' (the shared file state), and the open stateid, new or
+ * upgraded.
+ */
 static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
 			   struct vfs_obj *obj, uint32_t access, uint32_t deny,
 			   struct OPEN4resok *r, bool *new_open)
 {
-	struct nfs4_file *f;
+	struct state_file *f;
 	struct nfs4_open *op;
+	int ret;
 
 	if (o->dead || o->client->dead)
 		return c->minorversion ? NFS4ERR_BADSESSION : NFS4ERR_EXPIRED;
-	f = nfs4_file_find(obj, true);
+	f = state_file_get(obj);
 	if (!f)
 		return resource(c);
 	op = nfs4_open_find(o, f);
-	if (nfs4_share_conflict(f, op, access, deny)) {
-		nfs4_file_maybe_free(f);
-		return NFS4ERR_SHARE_DENIED;
-	}
-	if (!op) {
-		op = nfs4_open_new(o, f);
-		if (!op) {
-			nfs4_file_maybe_free(f);
-			return resource(c);
-		}
-		*new_open = true;
+	if (op) {
+		ret = nfs4_open_upgrade(op, access, deny);
+		if (ret == 0)
+			nfs4_stid_bump(&op->sid);
 	} else {
-		nfs4_stid_bump(&op->sid);
+		ret = nfs4_open_new(o, f, access, deny, &op);
+		if (ret == 0)
+			*new_open = true;
 	}
-	nfs4_open_add_mode(op, access, deny);
+	state_file_put(f);
+	if (ret == -EBUSY)
+		return NFS4ERR_SHARE_DENIED;
+	if (ret < 0)
+		return resource(c);
 	nfs4_stid_to_wire(&op->sid, &r->stateid);
 	r->rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
 	if (c->minorversion == 0 && !o->confirmed)
@@ -421,20 +427,22 @@ static void open_deleg(const struct nfs4_compound *c, uint32_t share_access,
 
 /* Undo a new open whose truncation failed (looked up again: the client
  * may have expired meanwhile). */
-static void open_undo(const struct stateid4 *sid)
+static void open_undo(struct nfs4_client *cl, const struct stateid4 *sid)
 {
 	struct nfs4_stid *s;
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	s = nfs4_stid_find_other(sid->other);
+	nfs4_client_lock(cl);
+	s = nfs4_stid_find_other(cl, sid->other);
 	if (s && s->type == NFS4_STID_OPEN)
 		nfs4_open_free(nfs4_container_of(s, struct nfs4_open, sid));
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&cl->mu);
 }
 
 /**
  * nfs4_op_open() - see the file comment. Status per RFC 8881 §18.16.3
- * and §15.2; 4.0 seqid replays answer from the owner's replay cache.
+ * and §15.2; 4.0 seqid replays answer from the owner's replay cache. The
+ * client (pinned for the whole op) and the owner (pinned across the
+ * filesystem work) are the only state locked.
  */
 uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 {
@@ -452,10 +460,9 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	if (status != NFS4_OK)
 		return status;
 
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_owner_client(c, a->clientid, &cl);
 	if (status != NFS4_OK)
-		goto out_unlock;
+		return status;
 	o = nfs4_owner_find(cl, false, a->owner.data, a->owner.len);
 	/* an unconfirmed 4.0 owner is replaced, without replay (knfsd) */
 	if (o && c->minorversion == 0 && !o->confirmed) {
@@ -481,7 +488,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	 * compound has no GETFH to confirm with */
 	if (status == NFS4_OK && a->claim == CLAIM_PREVIOUS)
 		o->confirmed = true;
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&cl->mu);
 	if (status != NFS4_OK)
 		goto out_seqid;
 
@@ -498,12 +505,12 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	if (status != NFS4_OK)
 		goto out_seqid;
 
-	pthread_mutex_lock(&nfs4_st.mu);
+	nfs4_client_lock(cl);
 	status = open_state(c, o, fs.obj, access, a->share_deny, r,
 			    &new_open);
+	pthread_mutex_unlock(&cl->mu);
 	if (status == NFS4_OK && a->claim == CLAIM_PREVIOUS)
-		nfs4_st.reclaimed_opens++;
-	pthread_mutex_unlock(&nfs4_st.mu);
+		atomic_fetch_add(&nfs4_st.reclaimed_opens, 1);
 	if (status != NFS4_OK)
 		goto out_seqid;
 	if (fs.truncate) {
@@ -512,7 +519,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 
 		if (err) {
 			if (new_open)
-				open_undo(&r->stateid);
+				open_undo(cl, &r->stateid);
 			status = nfs4_status(OP_OPEN, err);
 			goto out_seqid;
 		}
@@ -531,11 +538,11 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 out_seqid:
 	if (fs.obj)
 		vfs_obj_put(fs.obj);
-	pthread_mutex_lock(&nfs4_st.mu);
+	nfs4_client_lock(cl);
 	nfs4_seqid_done(c, &r->seq, o, a->seqid, status);
 	nfs4_owner_put(o);
 out_unlock:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 
@@ -556,11 +563,14 @@ const struct nfs4_op nfs4_op_desc_open = {
 /*
  * The open named by @sid for a 4.0/4.1 open-owner op: looked up (a CLOSEd
  * one too, for a replay), then the owner's seqid rules, then the stateid's
- * own seqid. Under nfs4_st.mu. *@op is NULL when the status ends the op.
+ * own seqid. *@op is NULL when the status ends the op. *@cl is the
+ * stateid's client, pinned and locked (NULL when not found): the caller
+ * releases it with nfs4_client_unlock_put().
  */
 static uint32_t open_op_begin(struct nfs4_compound *c,
 			      const struct stateid4 *sid, uint32_t seqid,
-			      struct nfs4_open **op, bool *replay)
+			      struct nfs4_open **op, bool *replay,
+			      struct nfs4_client **cl)
 {
 	struct nfs4_stid *s;
 	struct nfs4_open *o;
@@ -568,11 +578,13 @@ static uint32_t open_op_begin(struct nfs4_compound *c,
 
 	*op = NULL;
 	*replay = false;
+	*cl = NULL;
 	status = nfs4_stid_lookup(c, sid,
 				  1u << NFS4_STID_OPEN | 1u << NFS4_STID_CLOSED,
 				  false, &s);
 	if (status != NFS4_OK)
 		return status;
+	*cl = s->client;
 	o = nfs4_container_of(s, struct nfs4_open, sid);
 	if (s->type == NFS4_STID_CLOSED) {
 		/* only a retransmitted CLOSE may still name it; a new
@@ -588,7 +600,7 @@ static uint32_t open_op_begin(struct nfs4_compound *c,
 	if (*replay || status != NFS4_OK)
 		return status;
 	*op = o;
-	if (s->file->obj != c->cur.obj)
+	if (state_file_obj(s->file) != c->cur.obj)
 		return NFS4ERR_BAD_STATEID;
 	return nfs4_stid_check_seqid(s, sid, c->minorversion);
 }
@@ -611,11 +623,12 @@ uint32_t nfs4_op_open_confirm(struct nfs4_compound *c, void *args, void *res)
 	struct stateid_res *r = res;
 	struct nfs4_open *op;
 	struct nfs4_owner *o;
+	struct nfs4_client *cl;
 	uint32_t status;
 	bool replay;
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	status = open_op_begin(c, &a->open_stateid, a->seqid, &op, &replay);
+	status =
+		open_op_begin(c, &a->open_stateid, a->seqid, &op, &replay, &cl);
 	if (!op)
 		goto out;
 	o = op->owner;
@@ -628,7 +641,8 @@ uint32_t nfs4_op_open_confirm(struct nfs4_compound *c, void *args, void *res)
 	}
 	nfs4_seqid_done(c, &r->seq, o, a->seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (cl)
+		nfs4_client_unlock_put(cl);
 	return status;
 }
 
@@ -688,11 +702,12 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, void *args,
 	uint32_t access = a->share_access & OPEN4_SHARE_ACCESS_BOTH;
 	uint32_t deny = a->share_deny;
 	struct nfs4_open *op;
+	struct nfs4_client *cl;
 	uint32_t status;
 	bool replay;
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	status = open_op_begin(c, &a->open_stateid, a->seqid, &op, &replay);
+	status =
+		open_op_begin(c, &a->open_stateid, a->seqid, &op, &replay, &cl);
 	if (!op)
 		goto out;
 	if (status == NFS4_OK)
@@ -705,8 +720,7 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, void *args,
 	     !(op->deny_bmap & (1u << deny))))
 		status = NFS4ERR_INVAL;
 	if (status == NFS4_OK) {
-		op->access = access;
-		op->deny = deny;
+		nfs4_open_downgrade(op, access, deny);
 		op->access_bmap = bmap_reset(op->access_bmap, access);
 		op->deny_bmap = bmap_reset(op->deny_bmap, deny);
 		nfs4_stid_bump(&op->sid);
@@ -715,7 +729,8 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, void *args,
 	}
 	nfs4_seqid_done(c, &r->seq, op->owner, a->seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (cl)
+		nfs4_client_unlock_put(cl);
 	return status;
 }
 
@@ -753,11 +768,12 @@ uint32_t nfs4_op_close(struct nfs4_compound *c, void *args, void *res)
 	struct nfs4_owner *o;
 	struct nfs4_open *op;
 	struct nfs4_list *n;
+	struct nfs4_client *cl;
 	uint32_t status;
 	bool replay;
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	status = open_op_begin(c, &a->open_stateid, a->seqid, &op, &replay);
+	status =
+		open_op_begin(c, &a->open_stateid, a->seqid, &op, &replay, &cl);
 	if (!op)
 		goto out;
 	o = op->owner;
@@ -765,8 +781,8 @@ uint32_t nfs4_op_close(struct nfs4_compound *c, void *args, void *res)
 		status = check_confirmed(c, op);
 	for (n = op->lockstates.next;
 	     status == NFS4_OK && n != &op->lockstates; n = n->next)
-		if (nfs4_container_of(n, struct nfs4_lockstate, open_link)
-			    ->nranges)
+		if (nfs4_lockstate_has_locks(nfs4_container_of(
+			    n, struct nfs4_lockstate, open_link)))
 			status = NFS4ERR_LOCKS_HELD;
 	if (status == NFS4_OK) {
 		nfs4_open_close(op, c->minorversion);
@@ -780,7 +796,8 @@ uint32_t nfs4_op_close(struct nfs4_compound *c, void *args, void *res)
 	}
 	nfs4_seqid_done(c, &r->seq, o, a->seqid, status);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (cl)
+		nfs4_client_unlock_put(cl);
 	return status;
 }
 

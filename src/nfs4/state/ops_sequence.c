@@ -57,7 +57,7 @@ static bool enc_SEQUENCE4resok(struct xdr_buf *x, uint32_t status,
 }
 
 /* The slot's cached reply, copied into the call's memory (the slot may be
- * reused once nfs4_st.mu is dropped). */
+ * reused once the session's mutex is dropped). */
 static uint32_t replay(struct nfs4_compound *c, const struct nfs4_slot *slot)
 {
 	uint8_t *copy = rpc_call_alloc(c->call, slot->cache_len);
@@ -70,71 +70,42 @@ static uint32_t replay(struct nfs4_compound *c, const struct nfs4_slot *slot)
 	return NFS4_OK;
 }
 
-/**
- * nfs4_op_sequence() - see the file comment. On success @c holds the
- * session, slot and client (released by nfs4_sequence_cache() and
- * nfs4_compound_end()). sr_status_flags reports CB_PATH_DOWN(_SESSION)
- * while the back channel does not work (backchannel.c). A retry whose
- * arguments differ from the request that used the slot and seqid (their
- * digest) is a false retry (RFC 8881 §2.10.6.1.3): SEQ_FALSE_RETRY.
- */
-uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
+/* The slot algorithm on @s, under its mutex: NFS4_OK for a new request
+ * (the slot is then taken), else the status; a replay sets c->replay. */
+static uint32_t take_slot(struct nfs4_compound *c, struct nfs4_session *s,
+			  const struct SEQUENCE4args *a, uint64_t digest)
 {
-	struct SEQUENCE4args *a = args;
-	struct SEQUENCE4resok *r = res;
-	struct nfs4_session *s;
 	struct nfs4_slot *slot;
 	enum nfs4_slot_verdict v;
-	uint32_t status = NFS4_OK;
-	uint64_t digest;
 
-	if (c->opindex != 0 || c->session)
-		return NFS4ERR_SEQUENCE_POS;
-	digest = nfs4_seq_digest(c->call->args.base, c->call->args.len);
-	pthread_mutex_lock(&nfs4_st.mu);
-	s = nfs4_session_find(a->sa_sessionid);
-	if (!s) {
-		status = NFS4ERR_BADSESSION;
-		goto out;
-	}
-	if (a->sa_slotid >= s->nslots) {
-		status = NFS4ERR_BADSLOT;
-		goto out;
-	}
+	if (s->dead)
+		return NFS4ERR_BADSESSION;
+	if (a->sa_slotid >= s->nslots)
+		return NFS4ERR_BADSLOT;
 	slot = &s->slots[a->sa_slotid];
 	v = nfs4_slot_check(slot, a->sa_sequenceid);
 	/* the same slot and seqid with other arguments: not a retry */
 	if ((v == NFS4_SLOT_REPLAY || v == NFS4_SLOT_UNCACHED ||
 	     v == NFS4_SLOT_BUSY) &&
-	    slot->digest != digest) {
-		status = NFS4ERR_SEQ_FALSE_RETRY;
-		goto out;
-	}
+	    slot->digest != digest)
+		return NFS4ERR_SEQ_FALSE_RETRY;
 	switch (v) {
 	case NFS4_SLOT_NEW:
 		break;
 	case NFS4_SLOT_REPLAY:
-		status = replay(c, slot);
-		goto out;
+		return replay(c, slot);
 	case NFS4_SLOT_UNCACHED:
-		status = NFS4ERR_RETRY_UNCACHED_REP;
-		goto out;
+		return NFS4ERR_RETRY_UNCACHED_REP;
 	case NFS4_SLOT_BUSY:
-		status = NFS4ERR_DELAY;
-		goto out;
+		return NFS4ERR_DELAY;
 	case NFS4_SLOT_MISORDERED:
 	default:
-		status = NFS4ERR_SEQ_MISORDERED;
-		goto out;
+		return NFS4ERR_SEQ_MISORDERED;
 	}
-	if (c->numops > s->fore.ca_maxoperations) {
-		status = NFS4ERR_TOO_MANY_OPS;
-		goto out;
-	}
-	if (c->call->args.len > s->fore.ca_maxrequestsize) {
-		status = NFS4ERR_REQ_TOO_BIG;
-		goto out;
-	}
+	if (c->numops > s->fore.ca_maxoperations)
+		return NFS4ERR_TOO_MANY_OPS;
+	if (c->call->args.len > s->fore.ca_maxrequestsize)
+		return NFS4ERR_REQ_TOO_BIG;
 	slot->seqid = a->sa_sequenceid;
 	slot->digest = digest;
 	slot->inuse = true;
@@ -143,11 +114,44 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 	/* SP4_NONE: the connection is bound by use (§2.10.3.1) */
 	if (!nfs4_session_conn_bound(s, c->call->conn))
 		nfs4_session_bind_conn(s, c->call->conn, CDFS4_FORE);
-	nfs4_client_renew(s->client);
-	s->refs++;
-	nfs4_client_get(s->client);
-	c->session = s;
 	c->slot = slot;
+	return NFS4_OK;
+}
+
+/**
+ * nfs4_op_sequence() - see the file comment. On success @c holds the
+ * session, slot and client (released by nfs4_sequence_cache() and
+ * nfs4_compound_end()). sr_status_flags reports CB_PATH_DOWN(_SESSION)
+ * while the back channel does not work (backchannel.c). A retry whose
+ * arguments differ from the request that used the slot and seqid (their
+ * digest) is a false retry (RFC 8881 §2.10.6.1.3): SEQ_FALSE_RETRY.
+ * Only the session's shard lock and mutex are taken (and the client's
+ * when the back channel is down): sessions do not serialise.
+ */
+uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
+{
+	struct SEQUENCE4args *a = args;
+	struct SEQUENCE4resok *r = res;
+	struct nfs4_session *s;
+	uint32_t status;
+	uint64_t digest;
+
+	if (c->opindex != 0 || c->session)
+		return NFS4ERR_SEQUENCE_POS;
+	digest = nfs4_seq_digest(c->call->args.base, c->call->args.len);
+	s = nfs4_session_lookup(a->sa_sessionid);
+	if (!s)
+		return NFS4ERR_BADSESSION;
+	pthread_mutex_lock(&s->mu);
+	status = take_slot(c, s, a, digest);
+	pthread_mutex_unlock(&s->mu);
+	if (status != NFS4_OK || !c->slot) {
+		nfs4_session_put(s);
+		return status;
+	}
+	nfs4_client_renew(s->client);
+	nfs4_client_get(s->client);
+	c->session = s; /* the lookup's reference */
 	c->client = s->client;
 	c->cachethis = a->sa_cachethis;
 	c->resp_max = s->fore.ca_maxresponsesize;
@@ -158,9 +162,7 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 	r->sr_highest_slotid = s->nslots - 1;
 	r->sr_target_highest_slotid = s->nslots - 1;
 	r->sr_status_flags |= nfs4_bc_seq_flags(s);
-out:
-	pthread_mutex_unlock(&nfs4_st.mu);
-	return status;
+	return NFS4_OK;
 }
 
 const struct nfs4_op nfs4_op_desc_sequence = {

@@ -277,17 +277,21 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *c, void *args,
 		status = NFS4ERR_DELAY;
 		goto out;
 	}
-	s->cb_sec = a->csa_sec;
 	dir = s->flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN ? CDFS4_BOTH
 							     : CDFS4_FORE;
+	pthread_mutex_lock(&s->mu);
+	s->cb_sec = a->csa_sec;
 	if (nfs4_session_bind_conn(s, c->call->conn, dir))
 		nfs4_bc_probe(s);
+	pthread_mutex_unlock(&s->mu);
 	if (!cl->confirmed) {
 		old = nfs4_client_find_owner(1, cl->ownerid, cl->ownerid_len,
 					     true);
 		if (old)
 			nfs4_client_destroy(old, false, false);
+		nfs4_client_lock(cl);
 		cl->confirmed = true;
+		pthread_mutex_unlock(&cl->mu);
 		record = true;
 		nfs4_client_get(cl);
 	}
@@ -305,9 +309,7 @@ out:
 	pthread_mutex_unlock(&nfs4_st.mu);
 	if (record) {
 		nfs4_grace_record_client(cl);
-		pthread_mutex_lock(&nfs4_st.mu);
 		nfs4_client_put(cl);
-		pthread_mutex_unlock(&nfs4_st.mu);
 	}
 	return status;
 }
@@ -341,6 +343,7 @@ uint32_t nfs4_op_destroy_session(struct nfs4_compound *c, void *args,
 {
 	struct sessionid_args *a = args;
 	struct nfs4_session *s;
+	struct nfs4_client *cl;
 	uint32_t status = NFS4_OK;
 
 	(void)res;
@@ -350,12 +353,22 @@ uint32_t nfs4_op_destroy_session(struct nfs4_compound *c, void *args,
 		status = NFS4ERR_BADSESSION;
 		goto out;
 	}
-	if (s != c->session && !nfs4_session_conn_bound(s, c->call->conn)) {
-		status = NFS4ERR_CONN_NOT_BOUND_TO_SESSION;
-		goto out;
+	if (s != c->session) {
+		bool bound;
+
+		pthread_mutex_lock(&s->mu);
+		bound = nfs4_session_conn_bound(s, c->call->conn);
+		pthread_mutex_unlock(&s->mu);
+		if (!bound) {
+			status = NFS4ERR_CONN_NOT_BOUND_TO_SESSION;
+			goto out;
+		}
 	}
 	nfs4_client_renew(s->client);
+	cl = s->client;
+	nfs4_client_lock(cl); /* its session holds it */
 	nfs4_session_destroy(s);
+	pthread_mutex_unlock(&cl->mu);
 out:
 	pthread_mutex_unlock(&nfs4_st.mu);
 	return status;
@@ -423,9 +436,11 @@ uint32_t nfs4_op_bind_conn_to_session(struct nfs4_compound *c, void *args,
 	default:
 		return NFS4ERR_INVAL;
 	}
-	pthread_mutex_lock(&nfs4_st.mu);
-	s = nfs4_session_find(a->bctsa_sessid);
-	if (!s) {
+	s = nfs4_session_lookup(a->bctsa_sessid);
+	if (!s)
+		return NFS4ERR_BADSESSION;
+	pthread_mutex_lock(&s->mu);
+	if (s->dead) {
 		status = NFS4ERR_BADSESSION;
 		goto out;
 	}
@@ -437,7 +452,8 @@ uint32_t nfs4_op_bind_conn_to_session(struct nfs4_compound *c, void *args,
 	memcpy(r->bctsr_sessid, s->id, NFS4_SESSIONID_SIZE);
 	r->bctsr_dir = dir;
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&s->mu);
+	nfs4_session_put(s);
 	return status;
 }
 
@@ -473,12 +489,12 @@ uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, void *args,
 	(void)res;
 	if (!c->session)
 		return NFS4ERR_OP_NOT_IN_SESSION;
-	pthread_mutex_lock(&nfs4_st.mu);
+	pthread_mutex_lock(&c->session->mu);
 	c->session->cb_program = a->bca_cb_program;
 	c->session->cb_sec = a->bca_sec;
 	if (!c->session->dead)
 		nfs4_bc_probe(c->session);
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&c->session->mu);
 	return NFS4_OK;
 }
 

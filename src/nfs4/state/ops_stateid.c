@@ -45,28 +45,29 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, void *args, void *res)
 {
 	struct stateid_args *a = args;
 	struct nfs4_lockstate *ls;
+	struct nfs4_client *cl;
 	struct nfs4_stid *s;
 	uint32_t status;
 
 	(void)res;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_stid_lookup(c, &a->stateid,
 				  1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK,
 				  false, &s);
 	if (status != NFS4_OK)
-		goto out;
+		return status;
+	cl = s->client;
 	if (s->type == NFS4_STID_OPEN) {
 		status = NFS4ERR_LOCKS_HELD;
 		goto out;
 	}
 	ls = nfs4_container_of(s, struct nfs4_lockstate, sid);
-	if (ls->nranges) {
+	if (nfs4_lockstate_has_locks(ls)) {
 		status = NFS4ERR_LOCKS_HELD;
 		goto out;
 	}
 	nfs4_lockstate_free(ls);
 out:
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 
@@ -115,6 +116,7 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, void *args, void *res)
 {
 	struct TEST_STATEID4args *a = args;
 	struct TEST_STATEID4resok *r = res;
+	struct nfs4_client *cl;
 	struct xdr_buf x;
 	uint32_t i;
 
@@ -123,21 +125,27 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, void *args, void *res)
 		return NFS4ERR_DELAY;
 	r->count = a->count;
 	xdr_init(&x, (void *)a->raw, (size_t)a->count * 16);
-	pthread_mutex_lock(&nfs4_st.mu);
+	/* only the session client's stateids are valid: lock it once */
+	cl = c->client;
+	if (cl) {
+		nfs4_client_get(cl);
+		nfs4_client_lock(cl);
+	}
 	for (i = 0; i < a->count; i++) {
 		struct stateid4 sid;
 		struct nfs4_stid *s;
 
 		nfs4_dec_stateid4(&x, &sid);
-		if (nfs4_stateid_is_special(&sid)) {
+		if (nfs4_stateid_is_special(&sid) || !cl) {
 			r->status[i] = NFS4ERR_BAD_STATEID;
 			continue;
 		}
-		r->status[i] = nfs4_stid_lookup(
-			c, &sid, 1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK,
-			true, &s);
+		r->status[i] = nfs4_stid_lookup_in(
+			c, cl, &sid,
+			1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK, true, &s);
 	}
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (cl)
+		nfs4_client_unlock_put(cl);
 	return NFS4_OK;
 }
 
@@ -193,9 +201,9 @@ uint32_t nfs4_op_delegreturn(struct nfs4_compound *c, void *args, void *res)
 	uint32_t status;
 
 	(void)res;
-	pthread_mutex_lock(&nfs4_st.mu);
 	status = nfs4_stid_lookup(c, &a->stateid, 0, false, &s);
-	pthread_mutex_unlock(&nfs4_st.mu);
+	if (status == NFS4_OK) /* not reached: no type matches */
+		nfs4_client_unlock_put(s->client);
 	return status == NFS4_OK ? NFS4ERR_BAD_STATEID : status;
 }
 

@@ -102,14 +102,15 @@ void nfs4_seqres_cache(struct nfs4_compound *c, const void *res,
 	if (!copy)
 		return;
 	memcpy(copy, enc, len);
-	pthread_mutex_lock(&nfs4_st.mu);
+	/* the pinned owner holds its client: its mutex may be taken */
+	nfs4_client_lock(r->seq_owner->client);
 	if (!r->seq_owner->dead) {
 		old = r->seq_owner->replay;
 		r->seq_owner->replay = copy;
 		r->seq_owner->replay_len = len;
 		copy = NULL;
 	}
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&r->seq_owner->client->mu);
 	free(old);
 	free(copy);
 }
@@ -118,13 +119,17 @@ void nfs4_seqres_cache(struct nfs4_compound *c, const void *res,
 void nfs4_seqres_release(struct nfs4_compound *c, void *res)
 {
 	struct nfs4_seqres *r = res;
+	struct nfs4_client *cl;
 
 	(void)c;
 	if (!r->seq_owner)
 		return;
-	pthread_mutex_lock(&nfs4_st.mu);
+	/* a pin of our own: the owner's put may drop the owner's */
+	cl = r->seq_owner->client;
+	nfs4_client_get(cl);
+	nfs4_client_lock(cl);
 	nfs4_owner_put(r->seq_owner);
-	pthread_mutex_unlock(&nfs4_st.mu);
+	nfs4_client_unlock_put(cl);
 	r->seq_owner = NULL;
 }
 
@@ -144,19 +149,26 @@ bool nfs4_enc_owner4(struct xdr_buf *x, clientid4 clid, const uint8_t *owner,
 }
 
 /**
- * nfs4_owner_client() - the client a stateful request acts for: in 4.0
- * the confirmed client @clid names (renewing its lease); in 4.1 the
- * session's (the clientid in the owner is ignored, RFC 8881 §18.16.3).
- * Under nfs4_st.mu.
+ * nfs4_owner_client() - see state_int.h: in 4.0 the confirmed client
+ * @clid names; in 4.1 the session's (the clientid in the owner is
+ * ignored, RFC 8881 §18.16.3).
  */
 uint32_t nfs4_owner_client(struct nfs4_compound *c, clientid4 clid,
 			   struct nfs4_client **out)
 {
+	struct nfs4_client *cl = c->client;
+
 	if (c->minorversion == 0)
 		return nfs4_client_check40(clid, out);
-	if (!c->client || c->client->dead)
+	if (!cl)
 		return NFS4ERR_BADSESSION;
-	nfs4_client_renew(c->client);
-	*out = c->client;
+	nfs4_client_get(cl);
+	nfs4_client_lock(cl);
+	if (cl->dead) {
+		nfs4_client_unlock_put(cl);
+		return NFS4ERR_BADSESSION;
+	}
+	nfs4_client_renew(cl);
+	*out = cl;
 	return NFS4_OK;
 }

@@ -2,28 +2,50 @@
 /*
  * NFSv4.1 sessions (RFC 8881 §2.10): the session table, slot tables with
  * exactly-once semantics (§2.10.6), the reply cache of each slot and the
- * connections bound to a session (§2.10.3.1). Under nfs4_st.mu unless noted.
+ * connections bound to a session (§2.10.3.1).
+ *
+ * Sessions are found through a sharded hash (SEQUENCE takes no global
+ * lock) and pinned; each has its own mutex for its slots, connections
+ * and back-channel state. Creation and destruction are under nfs4_st.mu
+ * and the client's mutex (state_int.h has the lock order).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "nfs4/state/state_int.h"
 
-static uint32_t session_bucket(const uint8_t id[NFS4_SESSIONID_SIZE])
+static struct nfs4_session_shard *
+session_shard(const uint8_t id[NFS4_SESSIONID_SIZE], uint32_t *bucket)
 {
-	return nfs4_hash_bytes(id, NFS4_SESSIONID_SIZE) % NFS4_HASH_SIZE;
+	uint32_t h = nfs4_hash_bytes(id, NFS4_SESSIONID_SIZE);
+
+	*bucket = (h / NFS4_SHARDS) % NFS4_SHARD_BUCKETS;
+	return &nfs4_st.session_hash[h % NFS4_SHARDS];
+}
+
+/* Under the shard lock. */
+static struct nfs4_session *shard_find(struct nfs4_session_shard *sh,
+				       uint32_t b,
+				       const uint8_t id[NFS4_SESSIONID_SIZE])
+{
+	struct nfs4_session *s;
+
+	for (s = sh->b[b]; s; s = s->hnext)
+		if (memcmp(s->id, id, NFS4_SESSIONID_SIZE) == 0)
+			return s;
+	return NULL;
 }
 
 /**
- * nfs4_session_new() - a session of @cl with @nslots slots and the
- * negotiated channel attributes; hashed, linked to @cl, with the table's
- * reference. NULL at the limits or without memory.
+ * nfs4_session_new() - see state_int.h: @nslots slots and the negotiated
+ * channel attributes. NULL at the limits or without memory.
  */
 struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 				      const struct channel_attrs4 *fore,
 				      const struct channel_attrs4 *back,
 				      uint32_t flags, uint32_t cb_program)
 {
+	struct nfs4_session_shard *sh;
 	struct nfs4_session *s;
 	uint64_t n;
 	uint32_t b;
@@ -46,6 +68,7 @@ struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 	memcpy(s->id, &nfs4_st.boot_id, 4);
 	memcpy(s->id + 4, &n, 8);
 	memcpy(s->id + 12, &cl->clientid, 4);
+	nfs4_client_get(cl);
 	s->client = cl;
 	s->fore = *fore;
 	s->back = *back;
@@ -53,25 +76,53 @@ struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 	s->cb_program = cb_program;
 	s->cb_state = NFS4_CB_DOWN;
 	s->cb_sec.flavor = AUTH_NONE;
-	s->refs = 1;
-	b = session_bucket(s->id);
-	s->hnext = nfs4_st.session_hash[b];
-	nfs4_st.session_hash[b] = s;
+	atomic_init(&s->refs, 1);
+	pthread_mutex_init(&s->mu, NULL);
+	nfs4_client_lock(cl);
 	nfs4_list_add_tail(&cl->sessions, &s->client_link);
 	cl->nsessions++;
+	pthread_mutex_unlock(&cl->mu);
 	nfs4_st.nsessions++;
+	sh = session_shard(s->id, &b);
+	pthread_mutex_lock(&sh->mu);
+	s->hnext = sh->b[b];
+	sh->b[b] = s;
+	pthread_mutex_unlock(&sh->mu);
 	return s;
 }
 
-/** nfs4_session_find() - the live session @id, or NULL. */
+/** nfs4_session_find() - see state_int.h. */
 struct nfs4_session *nfs4_session_find(const uint8_t id[NFS4_SESSIONID_SIZE])
 {
+	uint32_t b;
+	struct nfs4_session_shard *sh = session_shard(id, &b);
 	struct nfs4_session *s;
 
-	for (s = nfs4_st.session_hash[session_bucket(id)]; s; s = s->hnext)
-		if (memcmp(s->id, id, NFS4_SESSIONID_SIZE) == 0)
-			return s;
-	return NULL;
+	pthread_mutex_lock(&sh->mu);
+	s = shard_find(sh, b, id);
+	pthread_mutex_unlock(&sh->mu);
+	return s;
+}
+
+/** nfs4_session_lookup() - see state_int.h. */
+struct nfs4_session *nfs4_session_lookup(const uint8_t id[NFS4_SESSIONID_SIZE])
+{
+	uint32_t b;
+	struct nfs4_session_shard *sh = session_shard(id, &b);
+	struct nfs4_session *s;
+
+	pthread_mutex_lock(&sh->mu);
+	s = shard_find(sh, b, id);
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&sh->mu);
+	return s;
+}
+
+/** nfs4_session_get() - another pin on @s (the caller has one). */
+void nfs4_session_get(struct nfs4_session *s)
+{
+	atomic_fetch_add(&s->refs, 1);
 }
 
 /** nfs4_session_put() - drop a reference; the last one frees @s. */
@@ -79,39 +130,47 @@ void nfs4_session_put(struct nfs4_session *s)
 {
 	uint32_t i;
 
-	if (--s->refs > 0)
+	if (atomic_fetch_sub(&s->refs, 1) != 1)
 		return;
 	for (i = 0; i < s->nconns; i++)
 		nfs4_bc_conn_put(s->conns[i]);
 	for (i = 0; i < s->nslots; i++) {
-		nfs4_st.cache_bytes -= s->slots[i].cache_len;
+		atomic_fetch_sub(&nfs4_st.cache_bytes, s->slots[i].cache_len);
 		free(s->slots[i].cache);
 	}
 	free(s->slots);
+	pthread_mutex_destroy(&s->mu);
+	nfs4_client_put(s->client);
 	free(s);
 }
 
 /**
- * nfs4_session_destroy() - unhash @s and unlink it from its client;
- * requests that still hold it finish, then the last put frees it.
+ * nfs4_session_destroy() - see state_int.h: requests that still hold @s
+ * finish, then the last put frees it.
  */
 void nfs4_session_destroy(struct nfs4_session *s)
 {
+	struct nfs4_session_shard *sh;
 	struct nfs4_session **pp;
+	uint32_t b;
 
 	if (s->dead)
 		return;
-	for (pp = &nfs4_st.session_hash[session_bucket(s->id)]; *pp;
-	     pp = &(*pp)->hnext) {
+	sh = session_shard(s->id, &b);
+	pthread_mutex_lock(&sh->mu);
+	for (pp = &sh->b[b]; *pp; pp = &(*pp)->hnext) {
 		if (*pp == s) {
 			*pp = s->hnext;
 			break;
 		}
 	}
+	pthread_mutex_unlock(&sh->mu);
 	nfs4_list_del(&s->client_link);
 	s->client->nsessions--;
 	nfs4_st.nsessions--;
+	pthread_mutex_lock(&s->mu);
 	s->dead = true;
+	pthread_mutex_unlock(&s->mu);
 	nfs4_session_put(s);
 }
 
@@ -245,10 +304,11 @@ enum nfs4_slot_verdict nfs4_slot_check(const struct nfs4_slot *slot,
 }
 
 /**
- * nfs4_sequence_cache() - see state.h. The copy is made before taking
- * nfs4_st.mu; a reply larger than ca_maxresponsesize_cached, or one the client
- * did not ask to cache (above NFS4_SLOT_CACHE_ALWAYS bytes), is not kept
- * and a retry then gets RETRY_UNCACHED_REP.
+ * nfs4_sequence_cache() - see state.h. The copy is made before taking the
+ * session's mutex; a reply larger than ca_maxresponsesize_cached, or one
+ * the client did not ask to cache (above NFS4_SLOT_CACHE_ALWAYS bytes), is
+ * not kept and a retry then gets RETRY_UNCACHED_REP; so is one that would
+ * pass NFS4_SLOT_CACHE_TOTAL for all slots together.
  */
 void nfs4_sequence_cache(struct nfs4_compound *c, const uint8_t *reply,
 			 size_t len)
@@ -267,43 +327,45 @@ void nfs4_sequence_cache(struct nfs4_compound *c, const uint8_t *reply,
 		if (copy)
 			memcpy(copy, reply, len);
 	}
-	pthread_mutex_lock(&nfs4_st.mu);
-	old = slot->cache;
-	nfs4_st.cache_bytes -= slot->cache_len;
-	slot->cache = NULL;
-	slot->cache_len = 0;
-	if (copy && nfs4_st.cache_bytes + len <= NFS4_SLOT_CACHE_TOTAL) {
-		slot->cache = copy;
-		slot->cache_len = len;
-		nfs4_st.cache_bytes += len;
+	/* reserve under the ceiling, without a lock */
+	if (copy && atomic_fetch_add(&nfs4_st.cache_bytes, len) + len >
+			    NFS4_SLOT_CACHE_TOTAL) {
+		atomic_fetch_sub(&nfs4_st.cache_bytes, len);
+		free(copy); /* over the ceiling: not kept */
 		copy = NULL;
 	}
+	pthread_mutex_lock(&s->mu);
+	old = slot->cache;
+	atomic_fetch_sub(&nfs4_st.cache_bytes, slot->cache_len);
+	slot->cache = copy;
+	slot->cache_len = copy ? len : 0;
 	slot->has_cache = slot->cache != NULL;
 	slot->inuse = false;
 	c->slot = NULL;
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&s->mu);
 	free(old);
-	free(copy); /* over the ceiling: not kept */
 }
 
 /**
  * nfs4_compound_end() - see state.h: frees the slot if the reply was not
  * offered to nfs4_sequence_cache() (nothing cached then), drops the
- * session and client references SEQUENCE took.
+ * session and client references SEQUENCE took. No global lock.
  */
 void nfs4_compound_end(struct nfs4_compound *c)
 {
-	if (!c->slot && !c->session && !c->client)
-		return;
-	pthread_mutex_lock(&nfs4_st.mu);
+	uint8_t *old = NULL;
+
 	if (c->slot) {
-		nfs4_st.cache_bytes -= c->slot->cache_len;
-		free(c->slot->cache);
+		pthread_mutex_lock(&c->session->mu);
+		atomic_fetch_sub(&nfs4_st.cache_bytes, c->slot->cache_len);
+		old = c->slot->cache;
 		c->slot->cache = NULL;
 		c->slot->cache_len = 0;
 		c->slot->has_cache = false;
 		c->slot->inuse = false;
+		pthread_mutex_unlock(&c->session->mu);
 		c->slot = NULL;
+		free(old);
 	}
 	if (c->session) {
 		nfs4_session_put(c->session);
@@ -313,5 +375,4 @@ void nfs4_compound_end(struct nfs4_compound *c)
 		nfs4_client_put(c->client);
 		c->client = NULL;
 	}
-	pthread_mutex_unlock(&nfs4_st.mu);
 }

@@ -19,9 +19,20 @@
 
 struct nfs4_state nfs4_st = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.tomb_mu = PTHREAD_MUTEX_INITIALIZER,
 	.lease_time = 90,
 	.grace_time = 90,
 };
+static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+
+static void shards_init(void)
+{
+	for (int i = 0; i < NFS4_SHARDS; i++) {
+		pthread_mutex_init(&nfs4_st.client_hash[i].mu, NULL);
+		pthread_mutex_init(&nfs4_st.session_hash[i].mu, NULL);
+		pthread_mutex_init(&nfs4_st.stid_hash[i].mu, NULL);
+	}
+}
 
 static uint64_t (*clock_fn)(void);
 
@@ -64,10 +75,10 @@ uint32_t nfs4_hash_bytes(const void *p, size_t n)
 	return h;
 }
 
-/** nfs4_next_id() - a fresh 64-bit value for stateids/sessions (nfs4_st.mu). */
+/** nfs4_next_id() - a fresh 64-bit value for stateids/sessions; no lock. */
 uint64_t nfs4_next_id(void)
 {
-	return ++nfs4_st.next_id;
+	return atomic_fetch_add(&nfs4_st.next_id, 1) + 1;
 }
 
 /**
@@ -210,6 +221,7 @@ int nfs4_state_init(const char *state_dir, uint32_t lease_time,
 
 	if (nfs4_st.inited)
 		return -EALREADY;
+	pthread_once(&shards_once, shards_init);
 	pthread_cond_init(&nfs4_st.reaper_cv, NULL);
 	nfs4_list_init(&nfs4_st.clients);
 	nfs4_st.lease_time = lease_time ? lease_time : 90;
@@ -225,9 +237,11 @@ int nfs4_state_init(const char *state_dir, uint32_t lease_time,
 		log_warn("nfs4: cannot load client records: %s",
 			 strerror(-ret));
 	}
-	nfs4_st.in_grace = grace_time > 0 && nfs4_st.recs != NULL;
 	nfs4_st.grace_end = nfs4_now_ms() + (uint64_t)grace_time * 1000;
-	if (nfs4_st.in_grace)
+	atomic_store(&nfs4_st.in_grace, grace_time > 0 && nfs4_st.recs != NULL);
+	atomic_store(&nfs4_st.reclaimed_opens, 0);
+	atomic_store(&nfs4_st.reclaimed_locks, 0);
+	if (atomic_load(&nfs4_st.in_grace))
 		log_info("nfs4: grace period of %u s for reclaims",
 			 grace_time);
 	nfs4_st.stopping = false;
@@ -268,9 +282,11 @@ void nfs4_state_shutdown(void)
 			false);
 	}
 	nfs4_grace_free();
+	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_lock(&nfs4_st.tomb_mu);
 	nfs4_st.tomb_count = 0;
 	nfs4_st.tomb_next = 0;
-	pthread_mutex_unlock(&nfs4_st.mu);
+	pthread_mutex_unlock(&nfs4_st.tomb_mu);
 	free(nfs4_st.state_dir);
 	nfs4_st.state_dir = NULL;
 	pthread_cond_destroy(&nfs4_st.reaper_cv);
@@ -302,15 +318,21 @@ void nfs4_state_reap(void)
 			nfs4_client_destroy(cl, true, true);
 			continue;
 		}
+		/* the table's reference keeps it while it is locked */
+		nfs4_client_lock(cl);
 		for (o = cl->owners.next; o != &cl->owners; o = onext) {
 			struct nfs4_owner *ow = nfs4_container_of(
 				o, struct nfs4_owner, client_link);
 
 			onext = o->next;
+			/* last_used may be newer than @now: requests do not
+			 * wait for the reaper */
 			if (!ow->is_lock && nfs4_list_empty(&ow->states) &&
-			    ow->refs == 0 && now - ow->last_used > lease)
+			    ow->refs == 0 && now > ow->last_used &&
+			    now - ow->last_used > lease)
 				nfs4_owner_release(ow);
 		}
+		pthread_mutex_unlock(&cl->mu);
 	}
 	pthread_mutex_unlock(&nfs4_st.mu);
 	nfs4_grace_flush_forgets();

@@ -40,10 +40,12 @@ bool nfs4_in_grace(void);
  * nfs4_state_check_io() - validate @sid for READ (@write false) or WRITE /
  * SETATTR(size) on @c->cur: special stateids (anonymous, bypass), open,
  * lock and delegation stateids of the right file with the right access,
- * and share-deny conflicts with other opens for anonymous I/O; also
- * mandatory conflicts with other owners' byte-range locks over
- * [@off, @off + @len). 4.1: a seqid of 0 means "current". Renews the
- * client's lease. Returns NFS4_OK or BAD_STATEID, OLD_STATEID,
+ * and share-deny conflicts with other opens (any protocol's) for
+ * anonymous I/O; also mandatory byte-range locks of other protocols (SMB)
+ * over [@off, @off + @len) (NFSv4's own locks are advisory). 4.1: a
+ * seqid of 0 means "current". Renews the client's lease. Takes no global
+ * lock: the stateid's shard lock and its client's mutex. Returns NFS4_OK
+ * or BAD_STATEID, OLD_STATEID,
  * STALE_STATEID, EXPIRED, OPENMODE, LOCKED, GRACE, ADMIN_REVOKED...
  */
 uint32_t nfs4_state_check_io(struct nfs4_compound *c,

@@ -6,16 +6,65 @@
  * Internals of the NFSv4 state module (src/nfs4/state/), shared by its
  * files and the unit tests. Not for use outside this folder.
  *
- * Locking: one mutex, nfs4_st.mu, protects every table and object below
- * (clients, sessions and their slot tables, owners, opens, lock states,
- * byte-range locks, files, stateids). It is only ever held for short
- * in-memory work: filesystem calls (OPEN's lookup/create/access) and the
- * stable-storage writes of grace.c run without it. Objects that a request
- * keeps across an unlock are pinned by a reference count (clients,
- * sessions, owners) and marked dead instead of freed while pinned.
+ * Locking. The hot path (SEQUENCE, RENEW, the stateid checks of READ,
+ * WRITE and SETATTR(size)) takes only per-client, per-session, per-file
+ * and sharded locks, so requests of different clients do not serialise;
+ * structural changes keep one global lock. The locks, outermost first: a
+ * thread may take a lock only while holding none below it.
+ *
+ *   grace_io_mu (grace.c): the stable-storage writes of client records.
+ *
+ *   nfs4_st.mu, the structural lock: the client list and its counters
+ *     (nclients, nsessions, next_clientid); creating, confirming and
+ *     destroying clients; creating and destroying sessions; the client
+ *     records SETCLIENTID, EXCHANGE_ID and CREATE_SESSION keep (verifier,
+ *     principal, 4.0 callback and pending update, eir_flags, cs_*,
+ *     recorded); grace bookkeeping (recs, the forgets queue, ending
+ *     grace); the lease reaper's wait. Never taken by the hot path.
+ *
+ *   nfs4_client.mu, one per client: its owners (hash, list, seqids,
+ *     replay caches, refs), opens and lock states, the seqid, type and
+ *     file of its stateids, nowners, nstates, the 4.0 callback state.
+ *
+ *   nfs4_session.mu, one per session: the slot table and slot caches,
+ *     the bound connections, the back-channel state (cb_*), dead.
+ *
+ *   state_file.mu (src/state/): the shares and byte ranges of one file.
+ *
+ *   Leaves, under which nothing is taken: the shard locks of the client,
+ *     session and stateid hashes (and of src/state/'s file table):
+ *     membership of the chains; tomb_mu: the expired-stateid ring;
+ *     bc_mu (backchannel.c): the probe table, counters and xid; cb_mu
+ *     (callback.c): the callback thread's queue.
+ *
+ * Some fields change only with both nfs4_st.mu and the client's mutex
+ * held and may be read under either: a client's confirmed, dead,
+ * can_reclaim, reclaim_complete, expiring, its session list and
+ * nsessions.
+ * Atomics need no lock: the refs of clients and sessions, a client's
+ * lease (renewed), nfs4_st.next_id, nstateids, cache_bytes, in_grace
+ * (written under nfs4_st.mu), the reclaim counters, the back channel's
+ * operations. Immutable while the object lives: ids, a session's client
+ * and channel attributes, an owner's client and name, a stateid's
+ * client and other.
+ *
+ * Lifetime: objects kept across an unlock are pinned by a reference and
+ * marked dead instead of freed while pinned. A client is freed at its
+ * last reference: the table holds one until destroyed, and so does each
+ * session and each owner, so that a pinned session or owner may always
+ * reach its client's mutex. A session is freed at its last reference
+ * (the table's until destroyed, requests', the back channel's probes).
+ * A thread holding a client's or session's mutex always holds a
+ * reference of its own on it. Lookups of the hashes take the reference
+ * under the shard lock; an object leaves its hash (under the shard lock)
+ * before it is marked dead, so a lookup never pins a dead one, though
+ * it may find one that dies before the caller locks it: callers check
+ * dead (clients, sessions) or look the stateid up again (stateids) once
+ * they hold the mutex.
  */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +73,7 @@
 #include "nfs4/nfs4_xdr.h"
 #include "nfs4/state/state.h"
 #include "rpc/rpc.h"
+#include "state/file_state.h"
 #include "vfs/vfs.h"
 
 /* Limits (DESIGN.md §5): at a limit the client gets RESOURCE or DELAY. */
@@ -32,7 +82,7 @@
 #define NFS4_MAX_SESSIONS_PER_CLIENT 16
 #define NFS4_MAX_OWNERS_PER_CLIENT 8192
 #define NFS4_MAX_STATEIDS 262144
-#define NFS4_MAX_LOCK_RANGES 262144
+/* byte ranges: STATE_MAX_RANGES of the shared file state */
 #define NFS4_MAX_CONNS_PER_SESSION 8
 
 /* Channel limits offered by CREATE_SESSION (RFC 8881 §18.36). */
@@ -256,21 +306,35 @@ struct nfs4_cb40 {
 	char addr[64];
 };
 
+#define NFS4_OWNER_BUCKETS 256     /* per client */
+
 struct nfs4_client {
+	/* nfs4_st.mu */
 	struct nfs4_list link;         /* nfs4_st.clients */
-	struct nfs4_client *hnext;     /* nfs4_st.client_hash by clientid */
+	/* the client hash's shard lock */
+	struct nfs4_client *hnext;
+	/* immutable */
 	clientid4 clientid;
 	uint32_t minor;                /* 0: SETCLIENTID, 1: EXCHANGE_ID */
 	uint8_t *ownerid;              /* nfs_client_id4.id / co_ownerid */
 	uint32_t ownerid_len;
-	struct verifier4 verifier;
+	/* atomics */
+	_Atomic uint64_t renewed;      /* nfs4_now_ms() of the last renew */
+	atomic_int refs;               /* table, sessions, owners, requests */
+	pthread_mutex_t mu;
+	/* nfs4_st.mu and @mu to write, either to read */
 	bool confirmed;
-	struct nfs4_princ princ;
-	uint64_t renewed;              /* nfs4_now_ms() of the last renew */
-	int refs;                      /* pins by requests */
 	bool dead;                     /* expired/destroyed, unhashed */
+	bool can_reclaim;              /* known from before the restart */
+	bool reclaim_complete;
 	bool expiring;                 /* its stateids become tombstones */
+	struct nfs4_list sessions;     /* nfs4_session.client_link */
+	uint32_t nsessions;
 
+	/* nfs4_st.mu */
+	struct verifier4 verifier;
+	struct nfs4_princ princ;
+	bool recorded;                 /* on stable storage (grace.c) */
 	/* 4.0 */
 	struct verifier4 confirm;      /* setclientid_confirm */
 	struct nfs4_cb40 cb;
@@ -278,27 +342,22 @@ struct nfs4_client {
 	struct verifier4 pending_confirm;
 	struct nfs4_cb40 pending_cb;
 	struct nfs4_princ pending_princ;
-	enum nfs4_cb_state cb_state;
-
 	/* 4.1 */
 	uint32_t eir_flags;
 	uint32_t cs_seq;               /* last executed csa_sequence */
 	bool cs_cached;
 	uint32_t cs_status;            /* cached CREATE_SESSION reply */
 	struct CREATE_SESSION4resok cs_res;
-	bool reclaim_complete;
 
-	/* grace (grace.c) */
-	bool can_reclaim;              /* known from before the restart */
-	bool recorded;                 /* on stable storage */
-
-	struct nfs4_list sessions;     /* nfs4_session.client_link */
+	/* @mu */
+	enum nfs4_cb_state cb_state;   /* 4.0 callback path */
 	struct nfs4_list owners;       /* nfs4_owner.client_link */
-	uint32_t nsessions;
+	struct nfs4_owner *owner_hash[NFS4_OWNER_BUCKETS];
 	uint32_t nowners;
 	uint32_t nstates;              /* opens + lock states */
 };
 
+/* The slots of a session: under the session's mutex. */
 struct nfs4_slot {
 	uint32_t seqid;
 	uint64_t digest;               /* of the request seqid belongs to */
@@ -310,16 +369,23 @@ struct nfs4_slot {
 };
 
 struct nfs4_session {
-	struct nfs4_session *hnext;    /* nfs4_st.session_hash */
+	/* the session hash's shard lock */
+	struct nfs4_session *hnext;
+	/* nfs4_st.mu and the client's mutex */
 	struct nfs4_list client_link;
+	/* immutable */
 	uint8_t id[NFS4_SESSIONID_SIZE];
-	struct nfs4_client *client;    /* valid while !dead */
+	struct nfs4_client *client;    /* a reference */
 	struct channel_attrs4 fore;
 	struct channel_attrs4 back;
 	uint32_t flags;                /* csr_flags */
-	uint32_t cb_program;
 	uint32_t nslots;
-	struct nfs4_slot *slots;
+	struct nfs4_slot *slots;       /* the array; its slots under @mu */
+	atomic_int refs;
+	pthread_mutex_t mu;
+	/* @mu */
+	bool dead;
+	uint32_t cb_program;
 	/* pinned while bound (nfs4_bc_conn_get), unbound when they close */
 	struct conn *conns[NFS4_MAX_CONNS_PER_SESSION];
 	uint8_t conn_dir[NFS4_MAX_CONNS_PER_SESSION];  /* CDFS4_* */
@@ -330,8 +396,6 @@ struct nfs4_session {
 	struct conn *cb_conn;          /* where the last probe went */
 	uint32_t cb_xid;               /* its xid */
 	uint64_t cb_sent;              /* nfs4_now_ms() when it was queued */
-	int refs;
-	bool dead;
 };
 
 enum nfs4_stid_type {
@@ -340,20 +404,25 @@ enum nfs4_stid_type {
 	NFS4_STID_CLOSED = 3,          /* 4.0: kept for a CLOSE replay */
 };
 
-struct nfs4_file;
-
 struct nfs4_stid {
-	struct nfs4_stid *hnext;       /* nfs4_st.stid_hash */
+	/* the stateid hash's shard lock */
+	struct nfs4_stid *hnext;
+	/* immutable */
 	uint8_t other[NFS4_OTHER_SIZE];
+	struct nfs4_client *client;
+	/* the client's mutex */
 	uint32_t seqid;
 	uint8_t type;
-	struct nfs4_client *client;
-	struct nfs4_file *file;
+	struct state_file *file;       /* a reference; NULL once CLOSEd */
 };
 
-/* Open or lock owner (RFC 7530 §9.1.5, RFC 8881 §8.2.3). */
+/*
+ * Open or lock owner (RFC 7530 §9.1.5, RFC 8881 §8.2.3): under its
+ * client's mutex but for the immutable client (a reference), is_lock and
+ * name.
+ */
 struct nfs4_owner {
-	struct nfs4_owner *hnext;      /* nfs4_st.owner_hash */
+	struct nfs4_owner *hnext;      /* the client's owner_hash */
 	struct nfs4_list client_link;
 	struct nfs4_client *client;
 	bool is_lock;
@@ -370,12 +439,16 @@ struct nfs4_owner {
 	bool dead;
 };
 
-/* An open stateid: one per (open owner, file). */
+/*
+ * An open stateid: one per (open owner, file), under its client's mutex.
+ * Its share reservation is kept in the shared file state (holder: the
+ * open, STATE_HOLDER_NFS4); the union and the modes seen, which
+ * OPEN_DOWNGRADE needs, stay here.
+ */
 struct nfs4_open {
 	struct nfs4_stid sid;
 	struct nfs4_owner *owner;
 	struct nfs4_list owner_link;
-	struct nfs4_list file_link;
 	struct nfs4_list lockstates;   /* nfs4_lockstate.open_link */
 	uint32_t access;               /* union of share access */
 	uint32_t deny;                 /* union of share deny */
@@ -383,73 +456,77 @@ struct nfs4_open {
 	uint8_t deny_bmap;             /* 1 << each deny mode seen */
 };
 
-/* A lock stateid: one per (lock owner, file), tied to an open. */
+/*
+ * A lock stateid: one per (lock owner, file), tied to an open, under its
+ * client's mutex. Its byte ranges live in the shared file state, POSIX
+ * flavor (holder: the lock state, STATE_HOLDER_NFS4).
+ */
 struct nfs4_lockstate {
 	struct nfs4_stid sid;
 	struct nfs4_owner *owner;
 	struct nfs4_list owner_link;
 	struct nfs4_open *open;
 	struct nfs4_list open_link;
-	uint32_t nranges;
 };
 
-/* A byte range held by one lock state, [start, end] inclusive. */
-struct nfs4_lock_range {
-	struct nfs4_list link;         /* file's list, sorted by start */
-	const void *holder;            /* the nfs4_lockstate */
-	uint64_t start;
-	uint64_t end;
-	uint32_t type;                 /* READ_LT or WRITE_LT */
-};
-
-/* State hanging off one file (keyed by its vfs object). */
-struct nfs4_file {
-	struct nfs4_file *hnext;
-	struct vfs_obj *obj;           /* owned reference */
-	struct nfs4_list opens;        /* nfs4_open.file_link */
-	struct nfs4_list locks;        /* nfs4_lock_range.link */
-	uint32_t nstates;              /* opens + lock states */
-};
-
-#define NFS4_HASH_SIZE 4096
+/* The client, session and stateid hashes: shards with a lock each. */
+#define NFS4_SHARDS 64
+#define NFS4_SHARD_BUCKETS 256
 #define NFS4_TOMBSTONES 4096
 
-struct nfs4_state {
+struct nfs4_client_shard {
 	pthread_mutex_t mu;
+	struct nfs4_client *b[NFS4_SHARD_BUCKETS];
+};
+
+struct nfs4_session_shard {
+	pthread_mutex_t mu;
+	struct nfs4_session *b[NFS4_SHARD_BUCKETS];
+};
+
+struct nfs4_stid_shard {
+	pthread_mutex_t mu;
+	struct nfs4_stid *b[NFS4_SHARD_BUCKETS];
+};
+
+struct nfs4_state {
+	pthread_mutex_t mu;            /* the structural lock (see above) */
+	/* set at init and shutdown, with no request running */
 	bool inited;
 	uint32_t boot_id;
-	uint64_t next_id;              /* stateid/session counter */
-	uint32_t next_clientid;
 	uint32_t lease_time;           /* seconds */
 	uint32_t grace_time;
 	char *state_dir;
 	uint8_t server_owner[16];
+	uint64_t grace_end;            /* ms */
 
+	/* atomics */
+	_Atomic uint64_t next_id;      /* stateid/session counter */
+	atomic_uint nstateids;
+	_Atomic size_t cache_bytes;    /* all slot caches */
+	atomic_bool in_grace;          /* written under mu */
+	atomic_uint reclaimed_opens;   /* during this grace period */
+	atomic_uint reclaimed_locks;
+
+	/* mu */
+	uint32_t next_clientid;
 	struct nfs4_list clients;
 	uint32_t nclients;
 	uint32_t nsessions;
-	uint32_t nstateids;
-	uint32_t nranges;
-	size_t cache_bytes;            /* all slot caches */
-	struct nfs4_client *client_hash[NFS4_HASH_SIZE];
-	struct nfs4_session *session_hash[NFS4_HASH_SIZE];
-	struct nfs4_stid *stid_hash[NFS4_HASH_SIZE];
-	struct nfs4_owner *owner_hash[NFS4_HASH_SIZE];
-	struct nfs4_file *file_hash[NFS4_HASH_SIZE];
+	struct nfs4_grace_rec *recs;   /* records from before the restart */
 
-	/* stateids of expired clients (4.0 EXPIRED), a ring */
+	/* shard locks */
+	struct nfs4_client_shard client_hash[NFS4_SHARDS];
+	struct nfs4_session_shard session_hash[NFS4_SHARDS];
+	struct nfs4_stid_shard stid_hash[NFS4_SHARDS];
+
+	/* tomb_mu: stateids of expired clients (4.0 EXPIRED), a ring */
+	pthread_mutex_t tomb_mu;
 	uint8_t tomb[NFS4_TOMBSTONES][NFS4_OTHER_SIZE];
 	uint32_t tomb_next;
 	uint32_t tomb_count;
 
-	/* grace */
-	bool in_grace;
-	uint64_t grace_end;            /* ms */
-	struct nfs4_grace_rec *recs;   /* records from before the restart */
-	uint32_t reclaimed_opens;      /* during this grace period */
-	uint32_t reclaimed_locks;
-
-	/* lease reaper */
+	/* lease reaper: mu */
 	pthread_t reaper;
 	bool reaper_running;
 	bool stopping;
@@ -470,37 +547,74 @@ bool nfs4_princ_equal(const struct nfs4_princ *a, const struct nfs4_princ *b);
 void nfs4_state_reap(void);
 
 /* client.c */
+/*
+ * nfs4_client_new() - under nfs4_st.mu: a new, unconfirmed client record
+ * with the table's reference. NULL at the limit or without memory.
+ */
 struct nfs4_client *nfs4_client_new(uint32_t minor, const uint8_t *id,
 				    uint32_t len, const struct verifier4 *v,
 				    const struct nfs4_princ *p);
+/* nfs4_client_find() - under nfs4_st.mu: the live client @id, unpinned. */
 struct nfs4_client *nfs4_client_find(clientid4 id);
+/* nfs4_client_lookup() - anywhere: the live client @id, pinned; or NULL. */
+struct nfs4_client *nfs4_client_lookup(clientid4 id);
+/* Under nfs4_st.mu: the record of @minor's family with owner @id. */
 struct nfs4_client *nfs4_client_find_owner(uint32_t minor, const uint8_t *id,
 					   uint32_t len, bool confirmed);
 void nfs4_client_get(struct nfs4_client *cl);
 void nfs4_client_put(struct nfs4_client *cl);
+/* Lock @cl (pinned by the caller); unlock it and drop the caller's pin. */
+void nfs4_client_lock(struct nfs4_client *cl);
+void nfs4_client_unlock_put(struct nfs4_client *cl);
 void nfs4_client_renew(struct nfs4_client *cl);
-bool nfs4_client_expired(const struct nfs4_client *cl);
-bool nfs4_client_has_state(const struct nfs4_client *cl);
-/* nfs4_client_destroy() - unhash @cl, release all its state and sessions.
- * @forget: also remove its stable-storage record. */
+/* Under nfs4_st.mu; takes @cl's mutex. */
+bool nfs4_client_expired(struct nfs4_client *cl);
+/* Takes @cl's mutex: call with none of this module's locks but nfs4_st.mu. */
+bool nfs4_client_has_state(struct nfs4_client *cl);
+/*
+ * nfs4_client_destroy() - under nfs4_st.mu, without @cl's mutex: unhash
+ * @cl, release all its state and sessions, drop the table's reference.
+ * @forget: also remove its stable-storage record.
+ */
 void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired);
+/*
+ * nfs4_client_check40() - the confirmed 4.0 client @id (RENEW, LOCKT,
+ * RELEASE_LOCKOWNER, OPEN's open_owner4), renewed, returned pinned and
+ * locked (nfs4_client_unlock_put()). STALE_CLIENTID otherwise, nothing
+ * held.
+ */
 uint32_t nfs4_client_check40(clientid4 id, struct nfs4_client **out);
 
 /* session.c */
+/*
+ * nfs4_session_new() - under nfs4_st.mu, without @cl's mutex: a session
+ * of @cl, hashed and on @cl's list, with the table's reference.
+ */
 struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 				      const struct channel_attrs4 *fore,
 				      const struct channel_attrs4 *back,
 				      uint32_t flags, uint32_t cb_program);
+/* nfs4_session_find() - under nfs4_st.mu: the live session, unpinned. */
 struct nfs4_session *nfs4_session_find(const uint8_t id[NFS4_SESSIONID_SIZE]);
+/* nfs4_session_lookup() - anywhere: the live session, pinned; or NULL. */
+struct nfs4_session *nfs4_session_lookup(
+	const uint8_t id[NFS4_SESSIONID_SIZE]);
+void nfs4_session_get(struct nfs4_session *s);
 void nfs4_session_put(struct nfs4_session *s);
+/*
+ * nfs4_session_destroy() - under nfs4_st.mu and its client's mutex:
+ * unhash @s, mark it dead, drop the table's reference.
+ */
 void nfs4_session_destroy(struct nfs4_session *s);
-/* Returns true when @conn is newly bound for the back channel. */
+/* Under s->mu. Returns true when @conn is newly bound for callbacks. */
 bool nfs4_session_bind_conn(struct nfs4_session *s, struct conn *conn,
 			    uint8_t dir);
+/* Under s->mu. */
 bool nfs4_session_conn_bound(const struct nfs4_session *s,
 			     const struct conn *conn);
-/* nfs4_session_unbind_conn() - forget @conn (it closed). */
+/* nfs4_session_unbind_conn() - under s->mu: forget @conn (it closed). */
 void nfs4_session_unbind_conn(struct nfs4_session *s, struct conn *conn);
+/* Under s->mu. */
 bool nfs4_session_has_backchannel(const struct nfs4_session *s);
 /*
  * nfs4_seq_digest() - 64-bit digest of a COMPOUND's arguments (its first
@@ -519,14 +633,16 @@ enum nfs4_slot_verdict {
 enum nfs4_slot_verdict nfs4_slot_check(const struct nfs4_slot *slot,
 				       uint32_t seqid);
 
-/* stateid.c */
+/* stateid.c: everything under the stateid's client's mutex. */
 void nfs4_stid_init(struct nfs4_stid *s, uint8_t type,
-		    struct nfs4_client *cl, struct nfs4_file *f);
+		    struct nfs4_client *cl, struct state_file *f);
 void nfs4_stid_hash(struct nfs4_stid *s);
 void nfs4_stid_unhash(struct nfs4_stid *s);
 void nfs4_stid_bump(struct nfs4_stid *s);
 void nfs4_stid_tombstone(const struct nfs4_stid *s);
-struct nfs4_stid *nfs4_stid_find_other(const uint8_t other[NFS4_OTHER_SIZE]);
+/* The stateid of @cl (locked) with @other, no checks; NULL if none. */
+struct nfs4_stid *nfs4_stid_find_other(const struct nfs4_client *cl,
+				       const uint8_t other[NFS4_OTHER_SIZE]);
 bool nfs4_stateid_is_special(const struct stateid4 *sid);
 bool nfs4_stateid_is_anon(const struct stateid4 *sid);
 bool nfs4_stateid_is_bypass(const struct stateid4 *sid);
@@ -534,21 +650,30 @@ bool nfs4_stateid_is_current(const struct stateid4 *sid);
 /*
  * nfs4_stid_lookup() - find the state named by @sid for compound @c
  * (resolving the 4.1 current stateid), checking the seqid (OLD/BAD), the
- * boot id (STALE), tombstones (EXPIRED), the client (4.1: the session's).
- * @types: bitmask of 1 << NFS4_STID_*. Returns NFS4_OK and *out.
+ * boot id (STALE), tombstones (EXPIRED), the client (4.1: the session's;
+ * 4.0: a 4.0 client); renews the client's lease. @types: bitmask of
+ * 1 << NFS4_STID_*. Returns NFS4_OK and *out, whose client is then
+ * pinned and locked for the caller (nfs4_client_unlock_put()); on an
+ * error nothing is held. Call without client or session mutexes.
  */
 uint32_t nfs4_stid_lookup(struct nfs4_compound *c, const struct stateid4 *sid,
 			  unsigned int types, bool check_seqid,
 			  struct nfs4_stid **out);
+/*
+ * nfs4_stid_lookup_in() - the same, with @cl's mutex held by the caller:
+ * only stateids of @cl are found (4.1 TEST_STATEID, where they must be
+ * the session client's). Nothing more is locked or pinned.
+ */
+uint32_t nfs4_stid_lookup_in(struct nfs4_compound *c, struct nfs4_client *cl,
+			     const struct stateid4 *sid, unsigned int types,
+			     bool check_seqid, struct nfs4_stid **out);
 uint32_t nfs4_stid_check_seqid(const struct nfs4_stid *s,
 			       const struct stateid4 *sid, uint32_t minor);
 void nfs4_stid_to_wire(const struct nfs4_stid *s, struct stateid4 *out);
 void nfs4_set_current_stateid(struct nfs4_compound *c,
 			      const struct stateid4 *sid);
 
-/* open.c */
-struct nfs4_file *nfs4_file_find(struct vfs_obj *obj, bool create);
-void nfs4_file_maybe_free(struct nfs4_file *f);
+/* open.c: under the client's mutex (the owner's, the stateid's) */
 struct nfs4_owner *nfs4_owner_find(struct nfs4_client *cl, bool is_lock,
 				   const uint8_t *name, uint32_t len);
 struct nfs4_owner *nfs4_owner_new(struct nfs4_client *cl, bool is_lock,
@@ -557,52 +682,37 @@ void nfs4_owner_get(struct nfs4_owner *o);
 void nfs4_owner_put(struct nfs4_owner *o);
 void nfs4_owner_release(struct nfs4_owner *o);
 void nfs4_owner_drop_closed(struct nfs4_owner *o);
-struct nfs4_open *nfs4_open_find(struct nfs4_owner *o, struct nfs4_file *f);
+struct nfs4_open *nfs4_open_find(struct nfs4_owner *o,
+				 const struct state_file *f);
+/* The shared-state holders of an open (shares) and a lock state (ranges). */
+struct state_holder nfs4_open_holder(const struct nfs4_open *op);
+struct state_holder nfs4_lockstate_holder(const struct nfs4_lockstate *ls);
 /*
- * nfs4_share_conflict() - would an open with @access/@deny on @f conflict
- * with any open other than @self? (RFC 8881 §9.7)
+ * nfs4_open_new() - an open stateid of @o on @f holding the share
+ * (@access, @deny) (RFC 8881 §9.7). 0 and *@out; -EBUSY when another
+ * open's share conflicts (SHARE_DENIED); -ENOSPC at the stateid limit;
+ * -ENOMEM.
  */
-bool nfs4_share_conflict(const struct nfs4_file *f,
-			 const struct nfs4_open *self, uint32_t access,
+int nfs4_open_new(struct nfs4_owner *o, struct state_file *f,
+		  uint32_t access, uint32_t deny, struct nfs4_open **out);
+/*
+ * nfs4_open_upgrade() - a second OPEN of the same owner and file adds
+ * @access/@deny: the new union is checked against the other opens'
+ * shares. 0 or -EBUSY (unchanged).
+ */
+int nfs4_open_upgrade(struct nfs4_open *op, uint32_t access, uint32_t deny);
+/*
+ * nfs4_open_downgrade() - OPEN_DOWNGRADE to @access/@deny (modes the
+ * caller checked against the bitmaps).
+ */
+void nfs4_open_downgrade(struct nfs4_open *op, uint32_t access,
 			 uint32_t deny);
-struct nfs4_open *nfs4_open_new(struct nfs4_owner *o, struct nfs4_file *f);
-void nfs4_open_add_mode(struct nfs4_open *op, uint32_t access,
-			uint32_t deny);
 void nfs4_open_free(struct nfs4_open *op);
 /* 4.0 CLOSE: release the share but keep the stateid for a replay. */
 void nfs4_open_close(struct nfs4_open *op, uint32_t minor);
 void nfs4_lockstate_free(struct nfs4_lockstate *ls);
-
-/* lock.c: POSIX range arithmetic on a file's sorted range list. */
-/*
- * nfs4_lock_range_end() - the last byte of [@off, @off + @len), @len ==
- * all-ones meaning to the end; -EINVAL for a zero length or overflow.
- */
-int nfs4_lock_range_end(uint64_t off, uint64_t len, uint64_t *end);
-/*
- * nfs4_lock_conflict() - the first range of another holder than @holder
- * (NULL: conflicts with all) over [@start, @end] that conflicts with a
- * lock of @type (one of the two is a WRITE_LT), or NULL.
- */
-const struct nfs4_lock_range *nfs4_lock_conflict(const struct nfs4_list *l,
-						 const void *holder,
-						 uint64_t start, uint64_t end,
-						 uint32_t type);
-/*
- * nfs4_lock_set() - give @holder [@start, @end] of @type, replacing what
- * it held there, merging with its adjacent ranges of the same type.
- * Returns 0 and the change in the number of ranges in *@change, or
- * -ENOMEM / -ENOSPC (the list is unchanged then). @limit: max extra
- * ranges allowed.
- */
-int nfs4_lock_set(struct nfs4_list *l, const void *holder, uint64_t start,
-		  uint64_t end, uint32_t type, uint32_t limit, int *change);
-/* nfs4_lock_clear() - release [@start, @end] of @holder. Same returns. */
-int nfs4_lock_clear(struct nfs4_list *l, const void *holder, uint64_t start,
-		    uint64_t end, uint32_t limit, int *change);
-/* nfs4_lock_clear_all() - drop every range of @holder; returns how many. */
-int nfs4_lock_clear_all(struct nfs4_list *l, const void *holder);
-uint64_t nfs4_lock_len(uint64_t start, uint64_t end);
+/* Does @ls hold any byte range? */
+bool nfs4_lockstate_has_locks(const struct nfs4_lockstate *ls);
 
 /* grace.c */
 struct nfs4_grace_rec {
@@ -615,9 +725,12 @@ struct nfs4_grace_rec {
 };
 int nfs4_grace_load(void);
 void nfs4_grace_free(void);
-/* Under nfs4_st.mu: match a new client against the loaded records. */
+/* Under nfs4_st.mu: match a new (unpublished) client against the
+ * loaded records. */
 void nfs4_grace_client_known(struct nfs4_client *cl);
+/* Under nfs4_st.mu, without client mutexes: end grace when it is over. */
 void nfs4_grace_check_end(void);
+/* Under nfs4_st.mu, without @cl's mutex. */
 void nfs4_grace_reclaim_complete(struct nfs4_client *cl);
 /* Without nfs4_st.mu: write/remove a client's record (fsync'd). */
 int nfs4_grace_record(uint32_t minor, const uint8_t *id, uint32_t len);
@@ -625,11 +738,12 @@ int nfs4_grace_forget(uint32_t minor, const uint8_t *id, uint32_t len);
 /* Under nfs4_st.mu: queue a forget for after the unlock. */
 void nfs4_grace_queue_forget(const struct nfs4_client *cl);
 void nfs4_grace_flush_forgets(void);
-/* Reclaim checks for OPEN CLAIM_PREVIOUS / LOCK reclaim (under nfs4_st.mu). */
+/* Reclaim checks for OPEN CLAIM_PREVIOUS / LOCK reclaim: under nfs4_st.mu
+ * or @cl's mutex; takes no lock. */
 uint32_t nfs4_grace_check_reclaim(const struct nfs4_client *cl);
-/* New state during grace is refused (under nfs4_st.mu). */
+/* New state during grace is refused: anywhere, takes no lock. */
 uint32_t nfs4_grace_check_new(void);
-/* Persist ids at/after confirm (called without nfs4_st.mu). */
+/* Persist ids at/after confirm (called without this module's locks). */
 void nfs4_grace_record_client(struct nfs4_client *cl);
 
 /* callback.c (4.0 CB_NULL probe) */
@@ -666,14 +780,15 @@ void nfs4_bc_conn_put(struct conn *c);
  * nfs4_bc_probe() - send CB_NULL on @s's newest back-channel connection
  * (queued to the callback thread); the session's callback state is
  * PROBING until the answer (UP) or the timeout or a failure (DOWN); DOWN
- * at once without such a connection or a usable flavor. nfs4_st.mu.
+ * at once without such a connection or a usable flavor. Under s->mu.
  */
 void nfs4_bc_probe(struct nfs4_session *s);
 /*
  * nfs4_bc_seq_flags() - SEQ4_STATUS_CB_PATH_DOWN_SESSION when @s has no
  * working back channel, and SEQ4_STATUS_CB_PATH_DOWN too when no session
  * of its client has one (§18.46.3); a probe still out counts as working
- * until NFS4_CB_PROBE_TIMEOUT_MS. nfs4_st.mu.
+ * until NFS4_CB_PROBE_TIMEOUT_MS. Without client and session mutexes
+ * (it takes s->mu, then the client's and each session's).
  */
 uint32_t nfs4_bc_seq_flags(struct nfs4_session *s);
 /* The answer to a call of ours arrived on @c (rpc_set_reply_handler). */
@@ -710,12 +825,12 @@ bool nfs4_status_bumps_seqid(uint32_t status);
  * nfs4_seqid_check() - 4.0 seqid rules for @o and @seqid: NFS4_OK to
  * execute; on a replay of the last request, points c->op_replay at a copy
  * of the cached result and returns its status with *@replay set;
- * BAD_SEQID otherwise. Under nfs4_st.mu.
+ * BAD_SEQID otherwise. Under the owner's client's mutex.
  */
 uint32_t nfs4_seqid_check(struct nfs4_compound *c, struct nfs4_owner *o,
 			  uint32_t seqid, bool *replay);
 /* After executing: advance @o's seqid when @status says so and pin @o in
- * @r for the cache hook. Under nfs4_st.mu. */
+ * @r for the cache hook. Under the owner's client's mutex. */
 void nfs4_seqid_done(struct nfs4_compound *c, struct nfs4_seqres *r,
 		     struct nfs4_owner *o, uint32_t seqid, uint32_t status);
 void nfs4_seqres_cache(struct nfs4_compound *c, const void *res,
@@ -725,7 +840,11 @@ bool nfs4_dec_owner4(struct xdr_buf *x, clientid4 *clid,
 		     struct nfs4_opaque *owner);
 bool nfs4_enc_owner4(struct xdr_buf *x, clientid4 clid, const uint8_t *owner,
 		     uint32_t len);
-/* The client of a 4.0 open_owner4/lock_owner4 or the 4.1 session's. */
+/*
+ * The client of a 4.0 open_owner4/lock_owner4 or the 4.1 session's,
+ * renewed, returned pinned and locked (nfs4_client_unlock_put()); on an
+ * error nothing is held.
+ */
 uint32_t nfs4_owner_client(struct nfs4_compound *c, clientid4 clid,
 			   struct nfs4_client **out);
 

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef NASD_STATE_FILE_STATE_H
+#define NASD_STATE_FILE_STATE_H
+
+/*
+ * File state that every protocol shares (DESIGN.md §1, §8): the table of
+ * open files, share reservations and byte-range locks. NFSv4 opens and
+ * locks, NLM locks (next) and SMB opens and locks (next) all live here, so
+ * that each protocol sees the others': an SMB open without
+ * FILE_SHARE_DELETE stops an NFS REMOVE, an NFSv4 write lock stops an SMB
+ * lock over the same bytes and the reverse.
+ *
+ * A file is one entry, keyed by its vfs object (the object cache gives one
+ * object per file while it is referenced). The caller holds a reference on
+ * an entry (state_file_get/find) for every call that takes one. An entry
+ * with shares or ranges keeps itself, and its vfs object, alive until the
+ * last of them goes, even without callers' references.
+ *
+ * Holders are opaque: a pointer and a tag naming the protocol, whose lock
+ * flavor is fixed (POSIX for NFSv4 and NLM, Windows for SMB). Nothing here
+ * dereferences a holder's pointer.
+ *
+ * Locking (file.c's header comment has the details): one mutex per entry
+ * guards its shares and ranges; the table is sharded, each shard with its
+ * own lock. Nothing here blocks on I/O or calls into a protocol, except
+ * the conflict reporter of the lock calls, which runs with the entry's
+ * mutex held. A caller may hold its own (protocol) locks around any of
+ * these calls: an entry's mutex comes after every protocol lock, and the
+ * caller must not take protocol locks inside a conflict reporter.
+ *
+ * Caching grants (delegations, oplocks, leases) will hang off the same
+ * entry (see struct state_file in file_state_int.h); none exist yet.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vfs_obj;
+struct state_file;
+
+/* Bound on byte ranges held by all holders on all files together. */
+#define STATE_MAX_RANGES 262144
+
+/* ---- holders ------------------------------------------------------------ */
+
+/* The protocol a holder belongs to; it fixes the lock flavor. */
+enum state_holder_tag {
+	STATE_HOLDER_NFS4 = 1,   /* NFSv4 open (shares) or lock state: POSIX */
+	STATE_HOLDER_NLM = 2,    /* NLM host and svid: POSIX */
+	STATE_HOLDER_SMB = 3,    /* SMB2 open: Windows (MS-FSA 2.1.5.8) */
+	STATE_HOLDER_NTAGS,
+};
+
+struct state_holder {
+	const void *id;          /* the protocol's object, never dereferenced */
+	uint32_t tag;            /* enum state_holder_tag */
+};
+
+/* ---- ranges ------------------------------------------------------------- */
+
+/*
+ * A byte range [@start, @end], both inclusive, so that the last byte of a
+ * 64-bit file fits. Windows allows zero-length ranges (@empty): such a
+ * range at offset X is taken as ending at X - 1 (MS-FSA 2.1.4.10), so it
+ * overlaps a range that holds both X - 1 and X, and one at offset 0
+ * overlaps nothing.
+ */
+struct state_range {
+	uint64_t start;
+	uint64_t end;            /* meaningless when @empty */
+	bool empty;
+};
+
+/*
+ * state_range_nfs() - the range of an NFS offset and length (RFC 8881
+ * §18.10.3, RFC 7530 §16.10.4; NLM too): a length of all ones means to the
+ * end of the file. -EINVAL for a zero length or one that goes past the
+ * last byte (offset + length > 2^64).
+ */
+int state_range_nfs(uint64_t off, uint64_t len, struct state_range *r);
+
+/*
+ * state_range_win() - the range of an SMB LOCK element (MS-FSA 2.1.5.8):
+ * zero lengths are allowed; -EINVAL (STATUS_INVALID_LOCK_RANGE) when the
+ * range passes the last byte.
+ */
+int state_range_win(uint64_t off, uint64_t len, struct state_range *r);
+
+/*
+ * state_range_io() - the range a READ or WRITE of @len bytes at @off
+ * touches, cut at the last byte. A zero-length I/O touches nothing and
+ * conflicts with no lock.
+ */
+void state_range_io(uint64_t off, uint64_t len, struct state_range *r);
+
+/*
+ * state_range_len() - the length of @r in the NFS convention: all ones
+ * for a range that reaches the last byte, 0 for an empty one.
+ */
+uint64_t state_range_len(const struct state_range *r);
+
+/* ---- the file table ------------------------------------------------------ */
+
+/*
+ * state_file_get() - the entry of @obj, made if there is none (it then
+ * takes a reference on @obj). Returns it with a reference for the caller,
+ * or NULL without memory.
+ */
+struct state_file *state_file_get(struct vfs_obj *obj);
+
+/* state_file_find() - the entry of @obj with a reference, or NULL. */
+struct state_file *state_file_find(struct vfs_obj *obj);
+
+/* state_file_hold() - another reference on @f (the caller has one). */
+void state_file_hold(struct state_file *f);
+
+/*
+ * state_file_put() - drop a reference; an entry with neither references
+ * nor state is freed and lets go of its vfs object.
+ */
+void state_file_put(struct state_file *f);
+
+/* state_file_obj() - the vfs object of @f (valid while @f is held). */
+struct vfs_obj *state_file_obj(const struct state_file *f);
+
+/* ---- share reservations -------------------------------------------------- */
+
+/*
+ * Access and deny bits: a superset of NFSv4's OPEN4_SHARE_ACCESS_* /
+ * OPEN4_SHARE_DENY_* (RFC 8881 §9.7) and SMB's DesiredAccess / ShareAccess
+ * (MS-FSA 2.1.5.1.2; FILE_SHARE_x absent = deny x). A deny bit has the
+ * value of the access bit it denies, so that the conflict rule is a mask:
+ * a share (A, D) conflicts with another holder's (A', D') iff
+ * (A & D') || (D & A').
+ */
+#define STATE_ACCESS_READ 0x1u
+#define STATE_ACCESS_WRITE 0x2u
+#define STATE_ACCESS_DELETE 0x4u
+#define STATE_DENY_READ 0x1u
+#define STATE_DENY_WRITE 0x2u
+#define STATE_DENY_DELETE 0x4u
+#define STATE_SHARE_MASK 0x7u
+
+/*
+ * state_share_acquire() - give @h a share (@access, @deny) on @f. Returns
+ * 0; -EBUSY when another holder's share conflicts (NFS4ERR_SHARE_DENIED,
+ * STATUS_SHARING_VIOLATION); -EEXIST when @h already has one here (see
+ * state_share_change); -EINVAL for bits outside STATE_SHARE_MASK;
+ * -ENOMEM.
+ */
+int state_share_acquire(struct state_file *f, const struct state_holder *h,
+			uint32_t access, uint32_t deny);
+
+/*
+ * state_share_change() - replace @h's share on @f by (@access, @deny),
+ * checked against the other holders' shares only (an NFSv4 upgrade by a
+ * second OPEN passes the union, OPEN_DOWNGRADE the smaller modes).
+ * Returns 0, -EBUSY (unchanged then), -ENOENT without a share, -EINVAL.
+ */
+int state_share_change(struct state_file *f, const struct state_holder *h,
+		       uint32_t access, uint32_t deny);
+
+/* state_share_release() - drop @h's share on @f, if it has one. */
+void state_share_release(struct state_file *f, const struct state_holder *h);
+
+/*
+ * state_share_denies() - does a share on @f deny any of @access? (I/O
+ * without an open, RFC 7530 §9.1.4.3: anonymous stateids.)
+ */
+bool state_share_denies(struct state_file *f, uint32_t access);
+
+/*
+ * state_share_denies_obj() - state_share_denies() on the entry of @obj,
+ * false without one; no lock taken while no share anywhere denies those
+ * accesses.
+ */
+bool state_share_denies_obj(struct vfs_obj *obj, uint32_t access);
+
+/*
+ * state_may_delete() - may the file @obj lose a name (REMOVE, or RENAME
+ * of it or over it)? 0, or -ETXTBSY while a share on it denies DELETE
+ * (status tables: NFS4ERR_FILE_OPEN, NFS3ERR_ACCES; SMB:
+ * STATUS_SHARING_VIOLATION).
+ */
+int state_may_delete(struct vfs_obj *obj);
+
+/*
+ * state_may_delete_name() - state_may_delete() for the file named @name
+ * in @dir, looked up only while some share denies DELETE somewhere.
+ * 0 also when the lookup fails: the REMOVE or RENAME itself then answers.
+ */
+int state_may_delete_name(struct vfs_obj *dir, const char *name, size_t len);
+
+/*
+ * state_delete_check_needed() - false while no share anywhere denies
+ * DELETE: callers may skip looking up the object to ask
+ * state_may_delete(). One atomic load.
+ */
+bool state_delete_check_needed(void);
+
+/* ---- byte-range locks ---------------------------------------------------- */
+
+/* A lock as reported to a conflict reporter. */
+struct state_lock_info {
+	struct state_holder holder;
+	struct state_range range;
+	bool excl;
+};
+
+/*
+ * Called with the first conflicting lock, with @f's mutex held: its
+ * holder is alive, so the reporter may read the holder's immutable
+ * fields (an NFSv4 LOCK4denied names the owner). It must not call back
+ * into this module nor take locks a caller of this module may hold.
+ */
+typedef void (*state_conflict_fn)(void *arg, const struct state_lock_info *l);
+
+/*
+ * state_lock() - give @h the range @r of @f, exclusive (@excl) or shared,
+ * with @h's flavor:
+ * POSIX (RFC 8881 §9.4): the new lock replaces what @h held over @r
+ * (upgrades and downgrades split ranges) and merges with @h's adjacent
+ * and overlapping ranges of the same type; @r may not be empty.
+ * Windows (MS-FSA 2.1.5.8): locks stack, the same range may be held
+ * several times; an exclusive lock may not overlap any of @h's own.
+ * Lock-vs-lock conflicts hold across flavors: another holder's lock over
+ * @r conflicts when either lock is exclusive.
+ * Returns 0; -EAGAIN on a conflict (reported through @cb when not NULL);
+ * -ENOSPC at STATE_MAX_RANGES; -ENOMEM; -EINVAL (bad holder, empty POSIX
+ * range). On failure @f is unchanged.
+ */
+int state_lock(struct state_file *f, const struct state_holder *h,
+	       const struct state_range *r, bool excl, state_conflict_fn cb,
+	       void *arg);
+
+/*
+ * state_lock_test() - would state_lock() conflict? @h NULL: a holder
+ * with no locks (NFSv4 LOCKT of an unknown owner). 0 or -EAGAIN (with
+ * @cb as above).
+ */
+int state_lock_test(struct state_file *f, const struct state_holder *h,
+		    const struct state_range *r, bool excl,
+		    state_conflict_fn cb, void *arg);
+
+/*
+ * state_unlock() - release @r of @h's locks on @f.
+ * POSIX: any part of what @h holds; a range with @r inside it splits
+ * (-ENOSPC when the split would pass STATE_MAX_RANGES; -ENOMEM); 0 when
+ * @h held nothing there.
+ * Windows (MS-FSA 2.1.5.9): @r must be exactly one of @h's locks (an
+ * exclusive one first when several match); -ENOENT otherwise
+ * (STATUS_RANGE_NOT_LOCKED).
+ */
+int state_unlock(struct state_file *f, const struct state_holder *h,
+		 const struct state_range *r);
+
+/* state_unlock_all() - drop all of @h's locks on @f; returns how many. */
+uint32_t state_unlock_all(struct state_file *f, const struct state_holder *h);
+
+/* state_lock_count() - how many ranges @h holds on @f. */
+uint32_t state_lock_count(struct state_file *f, const struct state_holder *h);
+
+/*
+ * state_check_io() - may @h (NULL: no holder) READ (@write false) or
+ * WRITE @r of @f? Windows locks are mandatory (MS-FSA 2.1.4.10 without
+ * lock intent): another holder's exclusive lock refuses both, any shared
+ * lock, the writer's own too, refuses a WRITE. POSIX locks are advisory:
+ * they never refuse I/O (as knfsd). 0 or -EAGAIN
+ * (NFS4ERR_LOCKED, STATUS_FILE_LOCK_CONFLICT). Takes no lock while no
+ * Windows lock exists anywhere.
+ */
+int state_check_io(struct state_file *f, const struct state_holder *h,
+		   bool write, const struct state_range *r);
+
+/*
+ * state_check_io_obj() - state_check_io() on the entry of @obj (I/O
+ * without an open: NFSv4 anonymous stateids); 0 without one. No lookup
+ * while no Windows lock exists anywhere.
+ */
+int state_check_io_obj(struct vfs_obj *obj, const struct state_holder *h,
+		       bool write, const struct state_range *r);
+
+/* ---- counters, limits ---------------------------------------------------- */
+
+struct state_counts {
+	uint32_t files;          /* entries */
+	uint32_t ranges;         /* locks, all flavors */
+	uint32_t win_ranges;     /* Windows (mandatory) locks */
+	uint32_t shares;
+	uint32_t deny[3];        /* shares denying READ, WRITE, DELETE */
+};
+
+/* state_counts() - a snapshot of the global counters (tests, stats). */
+void state_counts(struct state_counts *out);
+
+/*
+ * state_set_max_ranges() - for tests: the range bound (0 restores
+ * STATE_MAX_RANGES).
+ */
+void state_set_max_ranges(uint32_t n);
+
+#endif

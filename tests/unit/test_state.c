@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the shared file state (src/state/): range conversions,
+ * share reservations over every access/deny combination, the delete
+ * check, POSIX set/split/merge/unlock (the cases test_nfs4_state had for
+ * the NFSv4 lock list, and more), Windows stacking, exact unlock,
+ * zero-length ranges and the same-open rules of MS-FSA, conflicts across
+ * flavors, I/O checks, the range bound, entry lifetime (vfs reference
+ * given back after the last state), and threads locking, unlocking and
+ * opening on several files at once (also run under ThreadSanitizer: see
+ * docs/testing.md).
+ *
+ * Entries are keyed by real vfs objects of a scratch export, which needs
+ * root (exits 77 otherwise).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "state/file_state.h"
+#include "state/file_state_int.h"
+#include "vfs/vfs.h"
+#include "vfs/vfs_int.h"
+
+#define NOBJS 8
+
+static char vdir[256];
+static struct vfs_export *vex;
+static struct vfs_obj *objs[NOBJS]; /* root/f0 .. root/f7 */
+static struct vfs_obj *root;
+
+static int A_, B_, C_;
+static const struct state_holder PA = {&A_, STATE_HOLDER_NFS4};
+static const struct state_holder PB = {&B_, STATE_HOLDER_NFS4};
+static const struct state_holder WA = {&A_, STATE_HOLDER_SMB};
+static const struct state_holder WB = {&B_, STATE_HOLDER_SMB};
+static const struct state_holder WC = {&C_, STATE_HOLDER_SMB};
+
+static void expect_clean(void)
+{
+	struct state_counts c;
+
+	state_counts(&c);
+	assert_int_equal(c.files, 0);
+	assert_int_equal(c.ranges, 0);
+	assert_int_equal(c.win_ranges, 0);
+	assert_int_equal(c.shares, 0);
+	assert_int_equal(c.deny[0] + c.deny[1] + c.deny[2], 0);
+}
+
+static struct state_range rng(uint64_t s, uint64_t e)
+{
+	struct state_range r = {.start = s, .end = e, .empty = false};
+
+	return r;
+}
+
+static struct state_range zero(uint64_t s)
+{
+	struct state_range r = {.start = s, .end = s, .empty = true};
+
+	return r;
+}
+
+static int count_locks(struct state_file *f)
+{
+	return (int)f->nlocks;
+}
+
+static const struct state_lock *lock_at(struct state_file *f, int i)
+{
+	struct state_link *n = f->locks.next;
+
+	while (i--)
+		n = n->next;
+	return state_container_of(n, struct state_lock, link);
+}
+
+static void expect_lock(struct state_file *f, int i,
+			const struct state_holder *h, uint64_t s, uint64_t e,
+			bool excl)
+{
+	const struct state_lock *l = lock_at(f, i);
+
+	assert_ptr_equal(l->holder.id, h->id);
+	assert_int_equal(l->holder.tag, h->tag);
+	assert_true(l->range.start == s);
+	assert_true(l->range.end == e);
+	assert_int_equal(l->excl, excl);
+}
+
+/* Lock returning the change in the file's ranges, or -errno. */
+static int lset(struct state_file *f, const struct state_holder *h, uint64_t s,
+		uint64_t e, bool excl)
+{
+	struct state_range r = rng(s, e);
+	int before = count_locks(f),
+	    ret = state_lock(f, h, &r, excl, NULL, NULL);
+
+	return ret < 0 ? ret : count_locks(f) - before;
+}
+
+static int lclear(struct state_file *f, const struct state_holder *h,
+		  uint64_t s, uint64_t e)
+{
+	struct state_range r = rng(s, e);
+	int before = count_locks(f), ret = state_unlock(f, h, &r);
+
+	return ret < 0 ? ret : count_locks(f) - before;
+}
+
+/* ---- ranges ------------------------------------------------------------ */
+
+static void test_ranges(void **state)
+{
+	struct state_range r;
+
+	(void)state;
+	/* NFS: the cases of test_nfs4_state's test_lock_range_end */
+	assert_int_equal(state_range_nfs(0, 0, &r), -EINVAL);
+	assert_int_equal(state_range_nfs(10, 5, &r), 0);
+	assert_true(r.end == 14 && !r.empty);
+	assert_int_equal(state_range_nfs(7, UINT64_MAX, &r), 0);
+	assert_true(r.end == UINT64_MAX);
+	/* offset + length must not pass 2^64 - 1 (RFC 7530 §16.10.4): the
+	 * last byte is only reachable with the all-ones length */
+	assert_int_equal(state_range_nfs(2, UINT64_MAX - 1, &r), -EINVAL);
+	assert_int_equal(state_range_nfs(1, UINT64_MAX - 1, &r), 0);
+	assert_true(r.end == UINT64_MAX - 1);
+	assert_int_equal(state_range_nfs(UINT64_MAX, 1, &r), -EINVAL);
+	assert_int_equal(state_range_nfs(UINT64_MAX - 1, 1, &r), 0);
+	assert_true(r.end == UINT64_MAX - 1);
+	r = rng(5, UINT64_MAX);
+	assert_true(state_range_len(&r) == UINT64_MAX);
+	r = rng(5, 9);
+	assert_true(state_range_len(&r) == 5);
+
+	/* Windows: zero lengths are ranges; the last byte may be locked */
+	assert_int_equal(state_range_win(10, 0, &r), 0);
+	assert_true(r.empty && r.start == 10);
+	assert_true(state_range_len(&r) == 0);
+	assert_int_equal(state_range_win(0, 0, &r), 0);
+	assert_true(r.empty);
+	assert_int_equal(state_range_win(UINT64_MAX, 1, &r), 0);
+	assert_true(r.start == UINT64_MAX && r.end == UINT64_MAX);
+	assert_int_equal(state_range_win(UINT64_MAX, 2, &r), -EINVAL);
+	assert_int_equal(state_range_win(1, UINT64_MAX, &r), 0);
+	assert_true(r.end == UINT64_MAX);
+	assert_int_equal(state_range_win(2, UINT64_MAX, &r), -EINVAL);
+	assert_int_equal(state_range_win(0, UINT64_MAX, &r), 0);
+	assert_true(r.end == UINT64_MAX - 1);
+
+	/* I/O: cut at the last byte, zero length is empty */
+	state_range_io(100, 10, &r);
+	assert_true(r.start == 100 && r.end == 109 && !r.empty);
+	state_range_io(UINT64_MAX - 1, 10, &r);
+	assert_true(r.end == UINT64_MAX);
+	state_range_io(5, 0, &r);
+	assert_true(r.empty);
+}
+
+/* ---- shares ------------------------------------------------------------ */
+
+static void test_share_matrix(void **state)
+{
+	struct state_file *f;
+	uint32_t ha, hd, wa, wd;
+
+	(void)state;
+	f = state_file_get(objs[0]);
+	assert_non_null(f);
+	/* every access and deny of the holder and the newcomer, DELETE
+	 * included (the NFSv4 ones are the READ/WRITE subset) */
+	for (ha = 0; ha <= STATE_SHARE_MASK; ha++) {
+		for (hd = 0; hd <= STATE_SHARE_MASK; hd++) {
+			for (wa = 0; wa <= STATE_SHARE_MASK; wa++) {
+				for (wd = 0; wd <= STATE_SHARE_MASK; wd++) {
+					bool expect = (hd & wa) || (ha & wd);
+
+					assert_int_equal(
+						state_share_acquire(f, &PA, ha,
+								    hd),
+						0);
+					assert_int_equal(
+						state_share_acquire(f, &WB, wa,
+								    wd),
+						expect ? -EBUSY : 0);
+					if (!expect)
+						state_share_release(f, &WB);
+					/* an upgrade of the same holder never
+					 * conflicts with itself */
+					assert_int_equal(
+						state_share_change(f, &PA, wa,
+								   wd),
+						0);
+					assert_int_equal(
+						state_share_change(f, &PA, ha,
+								   hd),
+						0);
+					/* the check is symmetric */
+					assert_int_equal(
+						state_share_acquire(f, &PB, wa,
+								    wd),
+						expect ? -EBUSY : 0);
+					if (!expect) {
+						/* and a change of it is
+						 * checked against PA */
+						assert_int_equal(
+							state_share_change(
+								f, &PB, wa, wd),
+							0);
+						state_share_release(f, &PB);
+					}
+					state_share_release(f, &PA);
+				}
+			}
+		}
+	}
+	state_file_put(f);
+	expect_clean();
+}
+
+static void test_share_calls(void **state)
+{
+	struct state_counts c;
+	struct state_file *f;
+
+	(void)state;
+	f = state_file_get(objs[0]);
+	assert_int_equal(state_share_acquire(f, &PA, 8, 0), -EINVAL);
+	assert_int_equal(state_share_acquire(f, &PA, 1, 0x10), -EINVAL);
+	assert_int_equal(state_share_change(f, &PA, 1, 0), -ENOENT);
+	assert_int_equal(state_share_acquire(f, &PA, STATE_ACCESS_READ,
+					     STATE_DENY_WRITE),
+			 0);
+	assert_int_equal(state_share_acquire(f, &PA, STATE_ACCESS_READ, 0),
+			 -EEXIST);
+	/* another holder wanting write: refused, nothing stored */
+	assert_int_equal(state_share_acquire(f, &PB, STATE_ACCESS_WRITE, 0),
+			 -EBUSY);
+	assert_int_equal(state_share_acquire(f, &PB, STATE_ACCESS_READ, 0), 0);
+	/* PA upgrading to deny read now conflicts with PB's read */
+	assert_int_equal(state_share_change(f, &PA, STATE_ACCESS_READ,
+					    STATE_DENY_WRITE | STATE_DENY_READ),
+			 -EBUSY);
+	/* unchanged: PB may still not write, PA still denies write */
+	assert_true(state_share_denies(f, STATE_ACCESS_WRITE));
+	assert_false(state_share_denies(f, STATE_ACCESS_READ));
+	assert_true(state_share_denies_obj(objs[0], STATE_ACCESS_WRITE));
+	assert_false(state_share_denies_obj(objs[1], STATE_ACCESS_WRITE));
+	state_counts(&c);
+	assert_int_equal(c.shares, 2);
+	assert_int_equal(c.deny[1], 1);
+	/* a downgrade drops the deny */
+	assert_int_equal(state_share_change(f, &PA, STATE_ACCESS_READ, 0), 0);
+	assert_false(state_share_denies(f, STATE_ACCESS_WRITE));
+	assert_int_equal(
+		state_share_change(f, &PB,
+				   STATE_ACCESS_READ | STATE_ACCESS_WRITE, 0),
+		0);
+	state_share_release(f, &PA);
+	state_share_release(f, &PA); /* nothing: fine */
+	state_share_release(f, &PB);
+	state_file_put(f);
+	expect_clean();
+}
+
+static void test_delete_check(void **state)
+{
+	struct state_file *f;
+
+	(void)state;
+	/* NFS alone: nothing denies DELETE, nothing to look up */
+	assert_false(state_delete_check_needed());
+	assert_int_equal(state_may_delete(objs[0]), 0);
+	f = state_file_get(objs[0]);
+	assert_int_equal(state_share_acquire(
+				 f, &PA, STATE_ACCESS_READ | STATE_ACCESS_WRITE,
+				 STATE_DENY_READ | STATE_DENY_WRITE),
+			 0);
+	assert_false(state_delete_check_needed());
+	assert_int_equal(state_may_delete(objs[0]), 0);
+	/* an SMB open without FILE_SHARE_DELETE, while PA denies read */
+	assert_int_equal(state_share_acquire(f, &WB, STATE_ACCESS_READ,
+					     STATE_DENY_DELETE),
+			 -EBUSY);
+	assert_false(state_delete_check_needed());
+	state_share_release(f, &PA);
+	assert_int_equal(state_share_acquire(f, &WB, STATE_ACCESS_READ,
+					     STATE_DENY_DELETE),
+			 0);
+	assert_true(state_delete_check_needed());
+	assert_int_equal(state_may_delete(objs[0]), -ETXTBSY);
+	assert_int_equal(state_may_delete(objs[1]), 0);
+	/* by name, as REMOVE and RENAME ask */
+	assert_int_equal(state_may_delete_name(root, "f0", 2), -ETXTBSY);
+	assert_int_equal(state_may_delete_name(root, "f1", 2), 0);
+	assert_int_equal(state_may_delete_name(root, "nope", 4), 0);
+	/* an open asking for DELETE access conflicts with it too */
+	assert_int_equal(state_share_acquire(f, &WC, STATE_ACCESS_DELETE, 0),
+			 -EBUSY);
+	/* FILE_SHARE_DELETE given: REMOVE may go ahead */
+	assert_int_equal(state_share_change(f, &WB, STATE_ACCESS_READ, 0), 0);
+	assert_false(state_delete_check_needed());
+	assert_int_equal(state_may_delete(objs[0]), 0);
+	state_share_release(f, &WB);
+	state_file_put(f);
+	expect_clean();
+}
+
+/* ---- POSIX locks --------------------------------------------------------- */
+
+static void test_posix_merge_split(void **state)
+{
+	struct state_file *f;
+
+	(void)state;
+	f = state_file_get(objs[1]);
+	assert_int_equal(lset(f, &PA, 0, 9, false), 1);
+	/* adjacent, same type: merges */
+	assert_int_equal(lset(f, &PA, 10, 19, false), 0);
+	assert_int_equal(count_locks(f), 1);
+	expect_lock(f, 0, &PA, 0, 19, false);
+	/* upgrade the middle: splits in three */
+	assert_int_equal(lset(f, &PA, 5, 14, true), 2);
+	assert_int_equal(count_locks(f), 3);
+	expect_lock(f, 0, &PA, 0, 4, false);
+	expect_lock(f, 1, &PA, 5, 14, true);
+	expect_lock(f, 2, &PA, 15, 19, false);
+	/* unlock inside the write lock: splits it */
+	assert_int_equal(lclear(f, &PA, 7, 8), 1);
+	assert_int_equal(count_locks(f), 4);
+	expect_lock(f, 1, &PA, 5, 6, true);
+	expect_lock(f, 2, &PA, 9, 14, true);
+	/* at the limit, a split that needs a new range is refused whole */
+	state_set_max_ranges(4);
+	assert_int_equal(lclear(f, &PA, 10, 10), -ENOSPC);
+	assert_int_equal(count_locks(f), 4);
+	/* ... and so is a lock that needs one */
+	assert_int_equal(lset(f, &PA, 100, 100, false), -ENOSPC);
+	assert_int_equal(count_locks(f), 4);
+	state_set_max_ranges(0);
+	/* downgrade everything to read: all merges back into one */
+	assert_int_equal(lset(f, &PA, 0, 19, false), -3);
+	assert_int_equal(count_locks(f), 1);
+	expect_lock(f, 0, &PA, 0, 19, false);
+	/* to EOF, then unlock a tail and a head */
+	assert_int_equal(lset(f, &PA, 20, UINT64_MAX, false), 0);
+	expect_lock(f, 0, &PA, 0, UINT64_MAX, false);
+	assert_int_equal(lclear(f, &PA, 100, UINT64_MAX), 0);
+	expect_lock(f, 0, &PA, 0, 99, false);
+	assert_int_equal(lclear(f, &PA, 0, 49), 0);
+	expect_lock(f, 0, &PA, 50, 99, false);
+	/* unlock of nothing is fine */
+	assert_int_equal(lclear(f, &PB, 0, UINT64_MAX), 0);
+	/* another holder's ranges interleave, sorted by start */
+	assert_int_equal(lset(f, &PB, 10, 60, false), 1);
+	expect_lock(f, 0, &PB, 10, 60, false);
+	expect_lock(f, 1, &PA, 50, 99, false);
+	/* more: a write lock bridging two reads of the holder replaces
+	 * them and keeps the outer parts */
+	assert_int_equal(lset(f, &PA, 200, 209, false), 1);
+	assert_int_equal(lset(f, &PA, 95, 204, true), 1);
+	expect_lock(f, 1, &PA, 50, 94, false);
+	expect_lock(f, 2, &PA, 95, 204, true);
+	expect_lock(f, 3, &PA, 205, 209, false);
+	assert_int_equal(state_lock_count(f, &PA), 3);
+	assert_int_equal(state_lock_count(f, &PB), 1);
+	/* the last byte of the file, alone */
+	assert_int_equal(lset(f, &PA, UINT64_MAX, UINT64_MAX, true), 1);
+	assert_int_equal(lset(f, &PA, UINT64_MAX - 1, UINT64_MAX - 1, true), 0);
+	expect_lock(f, 4, &PA, UINT64_MAX - 1, UINT64_MAX, true);
+	/* an empty range is not a POSIX lock */
+	{
+		struct state_range z = zero(5);
+
+		assert_int_equal(state_lock(f, &PA, &z, false, NULL, NULL),
+				 -EINVAL);
+		assert_int_equal(state_unlock(f, &PA, &z), 0);
+	}
+	assert_int_equal(state_unlock_all(f, &PA), 4);
+	assert_int_equal(state_unlock_all(f, &PB), 1);
+	assert_true(state_link_empty(&f->locks));
+	state_file_put(f);
+	expect_clean();
+}
+
+struct seen {
+	int calls;
+	struct state_lock_info info;
+};
+
+static void seen_cb(void *arg, const struct state_lock_info *l)
+{
+	struct seen *s = arg;
+
+	s->calls++;
+	s->info = *l;
+}
+
+static void test_posix_conflicts(void **state)
+{
+	static const struct {
+		bool held, want, conflict;
+	} m[] = {
+		{false, false, false},
+		{false, true, true},
+		{true, false, true},
+		{true, true, true},
+	};
+	struct state_file *f;
+	struct seen s;
+	size_t i;
+
+	(void)state;
+	f = state_file_get(objs[1]);
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct state_range r = rng(150, 250);
+
+		assert_int_equal(lset(f, &PA, 100, 199, m[i].held), 1);
+		/* other owner, overlapping */
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(
+			state_lock_test(f, &PB, &r, m[i].want, seen_cb, &s),
+			m[i].conflict ? -EAGAIN : 0);
+		assert_int_equal(s.calls, m[i].conflict);
+		if (s.calls) {
+			assert_true(s.info.range.start == 100 &&
+				    s.info.range.end == 199);
+			assert_ptr_equal(s.info.holder.id, &A_);
+			assert_int_equal(s.info.excl, m[i].held);
+		}
+		/* and LOCK itself: refused the same way, unchanged */
+		assert_int_equal(state_lock(f, &PB, &r, m[i].want, NULL, NULL),
+				 m[i].conflict ? -EAGAIN : 0);
+		state_unlock_all(f, &PB);
+		/* other owner, disjoint: never */
+		r = rng(200, 300);
+		assert_int_equal(
+			state_lock_test(f, &PB, &r, m[i].want, NULL, NULL), 0);
+		r = rng(0, 99);
+		assert_int_equal(
+			state_lock_test(f, &PB, &r, m[i].want, NULL, NULL), 0);
+		/* same owner: never */
+		r = rng(0, 300);
+		assert_int_equal(
+			state_lock_test(f, &PA, &r, m[i].want, NULL, NULL), 0);
+		/* unknown owner (LOCKT): as any other */
+		r = rng(199, 199);
+		assert_int_equal(
+			state_lock_test(f, NULL, &r, m[i].want, NULL, NULL),
+			m[i].conflict ? -EAGAIN : 0);
+		state_unlock_all(f, &PA);
+	}
+	state_file_put(f);
+	expect_clean();
+}
+
+/* ---- Windows locks ------------------------------------------------------- */
+
+static int wlock(struct state_file *f, const struct state_holder *h,
+		 uint64_t off, uint64_t len, bool excl)
+{
+	struct state_range r;
+
+	assert_int_equal(state_range_win(off, len, &r), 0);
+	return state_lock(f, h, &r, excl, NULL, NULL);
+}
+
+static int wunlock(struct state_file *f, const struct state_holder *h,
+		   uint64_t off, uint64_t len)
+{
+	struct state_range r;
+
+	assert_int_equal(state_range_win(off, len, &r), 0);
+	return state_unlock(f, h, &r);
+}
+
+static void test_win_stacking(void **state)
+{
+	struct state_file *f;
+
+	(void)state;
+	f = state_file_get(objs[2]);
+	/* shared locks stack, the same range several times */
+	assert_int_equal(wlock(f, &WA, 0, 10, false), 0);
+	assert_int_equal(wlock(f, &WA, 0, 10, false), 0);
+	assert_int_equal(wlock(f, &WA, 5, 10, false), 0);
+	assert_int_equal(state_lock_count(f, &WA), 3);
+	/* another open's shared lock too */
+	assert_int_equal(wlock(f, &WB, 0, 20, false), 0);
+	/* an exclusive lock over a shared one: refused, own or not */
+	assert_int_equal(wlock(f, &WA, 2, 1, true), -EAGAIN);
+	assert_int_equal(wlock(f, &WC, 2, 1, true), -EAGAIN);
+	/* beside them: fine */
+	assert_int_equal(wlock(f, &WA, 100, 10, true), 0);
+	/* over its own exclusive lock: exclusive no, shared yes */
+	assert_int_equal(wlock(f, &WA, 105, 1, true), -EAGAIN);
+	assert_int_equal(wlock(f, &WA, 105, 1, false), 0);
+	/* another open: neither */
+	assert_int_equal(wlock(f, &WB, 105, 1, false), -EAGAIN);
+	assert_int_equal(wlock(f, &WB, 109, 5, true), -EAGAIN);
+	assert_int_equal(wlock(f, &WB, 110, 5, true), 0);
+	assert_int_equal(state_lock_count(f, &WA), 5);
+	assert_int_equal(state_unlock_all(f, &WA), 5);
+	assert_int_equal(state_unlock_all(f, &WB), 2);
+	state_file_put(f);
+	expect_clean();
+}
+
+static void test_win_unlock_exact(void **state)
+{
+	struct state_file *f;
+
+	(void)state;
+	f = state_file_get(objs[2]);
+	assert_int_equal(wlock(f, &WA, 0, 10, true), 0);
+	assert_int_equal(wlock(f, &WA, 0, 10, false), 0);
+	assert_int_equal(wlock(f, &WA, 0, 10, false), 0);
+	/* only the exact range of the same open unlocks */
+	assert_int_equal(wunlock(f, &WA, 0, 5), -ENOENT);
+	assert_int_equal(wunlock(f, &WA, 0, 11), -ENOENT);
+	assert_int_equal(wunlock(f, &WA, 1, 9), -ENOENT);
+	assert_int_equal(wunlock(f, &WB, 0, 10), -ENOENT);
+	assert_int_equal(wunlock(f, &WA, 0, 0), -ENOENT);
+	assert_int_equal(state_lock_count(f, &WA), 3);
+	/* the exclusive one goes first: then another open may share */
+	assert_int_equal(wlock(f, &WB, 0, 1, false), -EAGAIN);
+	assert_int_equal(wunlock(f, &WA, 0, 10), 0);
+	assert_int_equal(state_lock_count(f, &WA), 2);
+	{
+		const struct state_lock *l = lock_at(f, 0);
+
+		assert_false(l->excl);
+		assert_false(lock_at(f, 1)->excl);
+	}
+	assert_int_equal(wlock(f, &WB, 0, 1, false), 0);
+	assert_int_equal(wunlock(f, &WA, 0, 10), 0);
+	assert_int_equal(wunlock(f, &WA, 0, 10), 0);
+	assert_int_equal(wunlock(f, &WA, 0, 10), -ENOENT);
+	assert_int_equal(wunlock(f, &WB, 0, 1), 0);
+	state_file_put(f);
+	expect_clean();
+}
+
+static void test_win_zero_length(void **state)
+{
+	struct state_file *f;
+	struct state_range r;
+
+	(void)state;
+	f = state_file_get(objs[3]);
+	/* {0, 0} conflicts with nothing, even exclusive over exclusive */
+	assert_int_equal(wlock(f, &WA, 0, 0, true), 0);
+	assert_int_equal(wlock(f, &WB, 0, 0, true), 0);
+	assert_int_equal(wlock(f, &WB, 0, 100, true), 0);
+	assert_int_equal(wunlock(f, &WB, 0, 100), 0);
+	/* {10, 0} ends at 9: it overlaps a range holding 9 and 10 */
+	assert_int_equal(wlock(f, &WA, 10, 0, true), 0);
+	r = rng(9, 10);
+	assert_int_equal(state_lock_test(f, &PA, &r, false, NULL, NULL),
+			 -EAGAIN);
+	r = rng(10, 11);
+	assert_int_equal(state_lock_test(f, &PA, &r, false, NULL, NULL), 0);
+	r = rng(8, 9);
+	assert_int_equal(state_lock_test(f, &PA, &r, false, NULL, NULL), 0);
+	/* and mandatory for I/O of those bytes by others */
+	state_range_io(9, 2, &r);
+	assert_int_equal(state_check_io(f, &WC, false, &r), -EAGAIN);
+	assert_int_equal(state_check_io(f, &WA, true, &r), 0);
+	state_range_io(10, 2, &r);
+	assert_int_equal(state_check_io(f, &WC, false, &r), 0);
+	assert_int_equal(wlock(f, &WB, 5, 11, false), -EAGAIN);
+	assert_int_equal(wlock(f, &WB, 10, 6, true), 0);
+	assert_int_equal(wlock(f, &WB, 5, 5, true), 0);
+	/* two zero-length locks at one offset do not overlap */
+	assert_int_equal(wlock(f, &WB, 10, 0, true), 0);
+	assert_int_equal(wunlock(f, &WA, 10, 0), 0);
+	assert_int_equal(wunlock(f, &WA, 0, 0), 0);
+	assert_int_equal(wunlock(f, &WA, 0, 0), -ENOENT);
+	assert_int_equal(state_unlock_all(f, &WB), 4);
+	state_file_put(f);
+	expect_clean();
+}
+
+/* ---- across flavors, I/O ------------------------------------------------- */
+
+static void test_cross_flavor(void **state)
+{
+	struct state_file *f;
+	struct state_range r;
+	struct seen s;
+
+	(void)state;
+	f = state_file_get(objs[4]);
+	/* an NFSv4 write lock stops SMB locks of any kind */
+	assert_int_equal(lset(f, &PA, 100, 199, true), 1);
+	assert_int_equal(wlock(f, &WB, 150, 10, false), -EAGAIN);
+	assert_int_equal(wlock(f, &WB, 0, 101, true), -EAGAIN);
+	assert_int_equal(wlock(f, &WB, 200, 10, true), 0);
+	/* and the SMB lock stops NFSv4 ones, reported with its holder */
+	memset(&s, 0, sizeof(s));
+	r = rng(205, 205);
+	assert_int_equal(state_lock(f, &PA, &r, false, seen_cb, &s), -EAGAIN);
+	assert_int_equal(s.calls, 1);
+	assert_ptr_equal(s.info.holder.id, &B_);
+	assert_int_equal(s.info.holder.tag, STATE_HOLDER_SMB);
+	assert_true(s.info.excl);
+	assert_true(s.info.range.start == 200 && s.info.range.end == 209);
+	/* the same pointer with another tag is another holder */
+	assert_int_equal(wlock(f, &WA, 100, 1, false), -EAGAIN);
+	/* shared and read share across flavors */
+	assert_int_equal(lset(f, &PA, 100, 199, false), 0);
+	assert_int_equal(wlock(f, &WB, 150, 10, false), 0);
+	assert_int_equal(lset(f, &PB, 155, 156, false), 1);
+	assert_int_equal(lset(f, &PB, 155, 156, true), -EAGAIN);
+	/* a POSIX unlock leaves the SMB locks alone */
+	assert_int_equal(lclear(f, &PA, 0, UINT64_MAX), -1);
+	assert_int_equal(state_lock_count(f, &WB), 2);
+	assert_int_equal(state_unlock_all(f, &PB), 1);
+	assert_int_equal(state_unlock_all(f, &WB), 2);
+	state_file_put(f);
+	expect_clean();
+}
+
+static int io(struct state_file *f, const struct state_holder *h, bool write,
+	      uint64_t off, uint64_t len)
+{
+	struct state_range r;
+
+	state_range_io(off, len, &r);
+	return state_check_io(f, h, write, &r);
+}
+
+static void test_io_checks(void **state)
+{
+	struct state_file *f;
+
+	(void)state;
+	f = state_file_get(objs[5]);
+	/* POSIX locks are advisory: no I/O is refused (as knfsd) */
+	assert_int_equal(lset(f, &PA, 0, 99, true), 1);
+	assert_int_equal(io(f, &PB, true, 0, 100), 0);
+	assert_int_equal(io(f, NULL, false, 0, 100), 0);
+	assert_int_equal(io(f, &WB, true, 50, 1), 0);
+	/* an SMB exclusive lock refuses other holders' reads and writes */
+	assert_int_equal(wlock(f, &WA, 1000, 100, true), 0);
+	assert_int_equal(io(f, &WB, false, 1050, 10), -EAGAIN);
+	assert_int_equal(io(f, &WB, true, 999, 2), -EAGAIN);
+	assert_int_equal(io(f, NULL, false, 1099, 1), -EAGAIN);
+	assert_int_equal(io(f, &PB, false, 900, 4096), -EAGAIN);
+	/* ... not its own, not outside it, not a zero-length one */
+	assert_int_equal(io(f, &WA, true, 1000, 100), 0);
+	assert_int_equal(io(f, &WB, true, 1100, 10), 0);
+	assert_int_equal(io(f, &WB, true, 990, 10), 0);
+	assert_int_equal(io(f, &WB, true, 1050, 0), 0);
+	/* a shared one refuses every write, its owner's too, no read */
+	assert_int_equal(wlock(f, &WA, 2000, 10, false), 0);
+	assert_int_equal(io(f, &WA, true, 2005, 1), -EAGAIN);
+	assert_int_equal(io(f, &WB, true, 2005, 1), -EAGAIN);
+	assert_int_equal(io(f, NULL, true, 2005, 1), -EAGAIN);
+	assert_int_equal(io(f, &WB, false, 2005, 1), 0);
+	assert_int_equal(io(f, &WA, false, 2000, 10), 0);
+	/* and an exclusive lock over its own shared one is refused */
+	assert_int_equal(wlock(f, &WA, 2000, 10, true), -EAGAIN);
+	/* a read to the end of the file meets both */
+	assert_int_equal(io(f, &WB, false, 0, UINT64_MAX), -EAGAIN);
+	assert_int_equal(state_unlock_all(f, &WA), 2);
+	assert_int_equal(io(f, &WB, false, 0, UINT64_MAX), 0);
+	state_unlock_all(f, &PA);
+	state_file_put(f);
+	expect_clean();
+}
+
+/* ---- limits, lifetime ---------------------------------------------------- */
+
+static void test_limits(void **state)
+{
+	struct state_file *f, *g;
+	struct state_counts c;
+
+	(void)state;
+	f = state_file_get(objs[6]);
+	g = state_file_get(objs[7]);
+	/* the bound counts every file and every flavor */
+	state_set_max_ranges(3);
+	assert_int_equal(lset(f, &PA, 0, 0, false), 1);
+	assert_int_equal(wlock(g, &WA, 0, 1, false), 0);
+	assert_int_equal(wlock(g, &WA, 0, 1, false), 0);
+	assert_int_equal(wlock(g, &WB, 5, 1, false), -ENOSPC);
+	assert_int_equal(lset(f, &PA, 5, 5, false), -ENOSPC);
+	/* merging needs no new range: fine at the bound */
+	assert_int_equal(lset(f, &PA, 1, 1, false), 0);
+	/* a split unlock needs one: refused, unchanged */
+	assert_int_equal(lset(f, &PA, 0, 9, false), 0);
+	assert_int_equal(lclear(f, &PA, 4, 4), -ENOSPC);
+	expect_lock(f, 0, &PA, 0, 9, false);
+	/* an unlock frees room */
+	assert_int_equal(wunlock(g, &WA, 0, 1), 0);
+	assert_int_equal(lclear(f, &PA, 4, 4), 1);
+	state_counts(&c);
+	assert_int_equal(c.ranges, 3);
+	assert_int_equal(c.win_ranges, 1);
+	state_set_max_ranges(0);
+	state_unlock_all(f, &PA);
+	state_unlock_all(g, &WA);
+	state_file_put(f);
+	state_file_put(g);
+	expect_clean();
+}
+
+static unsigned int obj_refs(struct vfs_obj *o)
+{
+	return o->refs; /* single-threaded here */
+}
+
+static void test_lifetime(void **state)
+{
+	struct state_file *f, *f2;
+	struct state_counts c;
+	unsigned int base = obj_refs(objs[0]);
+	struct state_range r = rng(0, 9);
+
+	(void)state;
+	assert_null(state_file_find(objs[0]));
+	f = state_file_get(objs[0]);
+	assert_non_null(f);
+	assert_ptr_equal(state_file_obj(f), objs[0]);
+	assert_int_equal(obj_refs(objs[0]), base + 1);
+	/* one entry per object */
+	f2 = state_file_get(objs[0]);
+	assert_ptr_equal(f2, f);
+	state_file_put(f2);
+	assert_ptr_equal(state_file_find(objs[0]), f);
+	state_file_put(f);
+	state_counts(&c);
+	assert_int_equal(c.files, 1);
+	/* the last reference without state: freed, object given back */
+	state_file_put(f);
+	assert_null(state_file_find(objs[0]));
+	assert_int_equal(obj_refs(objs[0]), base);
+	expect_clean();
+
+	/* a share keeps the entry after its callers let go */
+	f = state_file_get(objs[0]);
+	assert_int_equal(state_share_acquire(f, &PA, 1, 0), 0);
+	state_file_put(f);
+	f = state_file_find(objs[0]);
+	assert_non_null(f);
+	assert_int_equal(obj_refs(objs[0]), base + 1);
+	state_share_release(f, &PA);
+	/* ... and so does a lock */
+	assert_int_equal(state_lock(f, &WA, &r, true, NULL, NULL), 0);
+	state_file_hold(f);
+	state_file_put(f);
+	state_file_put(f);
+	f = state_file_find(objs[0]);
+	assert_non_null(f);
+	assert_int_equal(state_unlock_all(f, &WA), 1);
+	/* a failed lock adds no state */
+	assert_int_equal(state_lock(f, &PA, &r, true, NULL, NULL), 0);
+	assert_int_equal(state_lock(f, &PB, &r, true, NULL, NULL), -EAGAIN);
+	assert_int_equal(state_unlock_all(f, &PA), 1);
+	state_file_put(f);
+	assert_null(state_file_find(objs[0]));
+	assert_int_equal(obj_refs(objs[0]), base);
+	expect_clean();
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+#define NTHREADS 4
+#define ROUNDS	 3000
+
+/* Bytes guarded by exclusive byte-range locks: plain memory, so that
+ * ThreadSanitizer reports a race if the lock does not order them. */
+static uint64_t guarded[NOBJS][4];
+
+struct worker {
+	int id;
+	unsigned int seed;
+	uint64_t done;
+	int errors; /* cmocka's asserts are main-thread only */
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct state_holder h = {w, w->id % 2 ? STATE_HOLDER_SMB
+					      : STATE_HOLDER_NFS4};
+	int i, spins;
+
+	for (i = 0; i < ROUNDS; i++) {
+		int o = rand_r(&w->seed) % NOBJS;
+		int slot = rand_r(&w->seed) % 4;
+		struct state_range r =
+			rng((uint64_t)slot * 10, (uint64_t)slot * 10 + 9);
+		struct state_file *f = state_file_get(objs[o]);
+		int ret;
+
+		if (!f) {
+			w->errors++;
+			continue;
+		}
+		/* a share now and then, checked against the others' */
+		if (i % 7 == 0) {
+			ret = state_share_acquire(
+				f, &h, STATE_ACCESS_READ | STATE_ACCESS_WRITE,
+				STATE_DENY_WRITE);
+			if (ret == 0)
+				state_share_release(f, &h);
+			else if (ret != -EBUSY)
+				w->errors++;
+		}
+		/* wait for the others; bounded, in case an earlier test
+		 * failed and left locks behind */
+		for (spins = 0; spins < 10000000; spins++) {
+			ret = state_lock(f, &h, &r, true, NULL, NULL);
+			if (ret != -EAGAIN)
+				break;
+			sched_yield();
+		}
+		if (ret != 0) {
+			w->errors++;
+			state_file_put(f);
+			continue;
+		}
+		guarded[o][slot]++;
+		/* its own lock: its own I/O is allowed */
+		if (state_check_io(f, &h, true, &r) != 0)
+			w->errors++;
+		if (state_unlock(f, &h, &r) != 0)
+			w->errors++;
+		state_file_put(f);
+		w->done++;
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	pthread_t t[NTHREADS];
+	struct worker w[NTHREADS];
+	uint64_t total = 0;
+	int i, o, s;
+
+	(void)state;
+	expect_clean(); /* else the workers could wait for ever */
+	memset(guarded, 0, sizeof(guarded));
+	for (i = 0; i < NTHREADS; i++) {
+		w[i].id = i;
+		w[i].seed = (unsigned int)(i * 7919 + 1);
+		w[i].done = 0;
+		w[i].errors = 0;
+		assert_int_equal(
+			pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (i = 0; i < NTHREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].errors, 0);
+		assert_true(w[i].done == ROUNDS);
+	}
+	for (o = 0; o < NOBJS; o++)
+		for (s = 0; s < 4; s++)
+			total += guarded[o][s];
+	assert_true(total == (uint64_t)NTHREADS * ROUNDS);
+	expect_clean();
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int vfs_setup(void)
+{
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	uint8_t key[16] = {4, 4, 3, 2, 1};
+	struct vfs_sattr sa = {0};
+	char name[16];
+	int i;
+
+	if (geteuid() != 0)
+		return -1;
+	snprintf(vdir, sizeof(vdir), "%s/nasd-state-XXXXXX", base);
+	if (!mkdtemp(vdir))
+		return -1;
+	vfs_secret_set(key);
+	if (vfs_export_open(vdir, 78, &vex) < 0)
+		return -1;
+	if (vfs_obj_root(vex, &root) < 0)
+		return -1;
+	for (i = 0; i < NOBJS; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		if (vfs_create(root, name, strlen(name), VFS_CREATE_UNCHECKED,
+			       &sa, NULL, &objs[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_share_matrix),
+		cmocka_unit_test(test_share_calls),
+		cmocka_unit_test(test_delete_check),
+		cmocka_unit_test(test_posix_merge_split),
+		cmocka_unit_test(test_posix_conflicts),
+		cmocka_unit_test(test_win_stacking),
+		cmocka_unit_test(test_win_unlock_exact),
+		cmocka_unit_test(test_win_zero_length),
+		cmocka_unit_test(test_cross_flavor),
+		cmocka_unit_test(test_io_checks),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_lifetime),
+		cmocka_unit_test(test_threads),
+	};
+	char cmd[300];
+	int ret, i;
+
+	if (vfs_setup() < 0) {
+		fprintf(stderr, "test_state: no vfs export (needs root): "
+				"skipped\n");
+		return 77;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	for (i = 0; i < NOBJS; i++)
+		vfs_obj_put(objs[i]);
+	vfs_obj_put(root);
+	vfs_export_close(vex);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", vdir);
+	if (system(cmd) != 0)
+		ret = 1;
+	return ret;
+}
