@@ -45,6 +45,15 @@ if [ ! -f "$BUILD/compile_commands.json" ]; then
 		echo "static: meson setup $BUILD failed"
 		exit 1
 	fi
+else
+	# A directory kept from an earlier run: its compile database must list
+	# today's sources (files added or removed since), so let meson
+	# regenerate it when the build files changed.
+	if ! ninja -C "$BUILD" build.ninja >"$LOGDIR/regen.log" 2>&1; then
+		cat "$LOGDIR/regen.log"
+		echo "static: cannot refresh $BUILD"
+		exit 1
+	fi
 fi
 DB=$BUILD/compile_commands.json
 
