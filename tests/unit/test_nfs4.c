@@ -1004,11 +1004,21 @@ struct rep {
 	size_t tail_len;
 };
 
+/*
+ * run() as the event loop would start it (nowait), when set: a request
+ * that defers is continued as the worker that takes it would, and
+ * counted. Its hint (the transport's may_inline) is recorded too.
+ */
+static bool run_nowait;
+static int run_deferred;
+static bool run_hint;
+
 static void run(struct creq *r, struct rep *out)
 {
 	static uint8_t arena[65536];
 	struct sockaddr_storage peer = { 0 };
 	struct sockaddr_in *sin = (struct sockaddr_in *)&peer;
+	enum req_verdict vd;
 	struct req rq;
 	ssize_t n;
 	uint32_t v;
@@ -1023,7 +1033,16 @@ static void run(struct creq *r, struct rep *out)
 	rq.caps = REQ_CAP_FILE;
 	rq.msg = r->b;
 	rq.msg_len = r->x.pos;
-	assert_int_equal(rpc_process(&rq), REQ_REPLY);
+	rq.nowait = run_nowait;
+	run_hint = rpc_record_inline(NULL, r->b, r->x.pos);
+	vd = rpc_process(&rq);
+	if (vd == REQ_DEFER) {
+		assert_true(run_nowait);
+		run_deferred++;
+		rq.nowait = false;
+		vd = rpc_process(&rq);
+	}
+	assert_int_equal(vd, REQ_REPLY);
 	out->tail_len = rq.reply.payload.len;
 	/* A file range is read as a transport that cannot send one would. */
 	assert_int_equal(payload_fill(&rq.reply.payload), 0);
@@ -1795,6 +1814,91 @@ static void test_io_ops(void **state)
 	assert_int_equal(rp.status, NFS4ERR_ISDIR);
 }
 
+/*
+ * COMPOUNDs on the event loop (req.nowait): cheap operations run there;
+ * the first that may block defers the request, and the worker continues
+ * at that operation (the ones before it are not run again).
+ */
+static void test_inline_and_defer(void **state)
+{
+	struct nfs_fh4 efh, tmpfh, ffh;
+	char path[128];
+	uint8_t data[8];
+	struct stat st;
+	uint32_t v;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/inl", export_dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("inline!", fp);
+	fclose(fp);
+	get_export_fh(&efh, &tmpfh);
+	run_nowait = true;
+	run_deferred = 0;
+
+	/* Metadata only: answered on the loop, as the hint said. */
+	req_begin(&rq, 0, "m");
+	req_putfh(&rq, &efh);
+	req_name(&rq, OP_LOOKUP, "inl");
+	req_op(&rq, OP_GETFH);
+	req_getattr(&rq, 1u << FATTR4_TYPE, 0);
+	run(&rq, &rp);
+	assert_true(run_hint);
+	assert_int_equal(run_deferred, 0);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "m");
+	assert_int_equal(rp.nres, 4);
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_LOOKUP), NFS4_OK);
+	rep_fh(&rp, &ffh);
+
+	/* A small READ of cached data: on the loop too. */
+	req_begin(&rq, 0, "r");
+	req_putfh(&rq, &ffh);
+	req_op(&rq, OP_READ);
+	assert_true(xdr_enc_opaque_fixed(&rq.x, zero_stateid, 16));
+	assert_true(xdr_enc_u64(&rq.x, 0));
+	assert_true(xdr_enc_u32(&rq.x, 100));
+	run(&rq, &rp);
+	assert_true(run_hint);
+	assert_int_equal(run_deferred, 0);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "r");
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	assert_int_equal(rep_op(&rp, OP_READ), NFS4_OK);
+	assert_true(xdr_dec_u32(&rp.x, &v) && v == 1); /* eof */
+	assert_true(xdr_dec_u32(&rp.x, &v) && v == 7);
+	assert_true(xdr_dec_opaque_fixed(&rp.x, data, 7));
+	assert_memory_equal(data, "inline!", 7);
+
+	/*
+	 * CREATE may block: the hint sends it to a worker; started on the
+	 * loop anyway, PUTFH and GETFH run there, the request defers at
+	 * CREATE, and the continuation answers all four.
+	 */
+	req_begin(&rq, 0, "c");
+	req_putfh(&rq, &efh);
+	req_op(&rq, OP_GETFH);
+	req_create_dir(&rq, "inldir");
+	req_op(&rq, OP_GETFH);
+	run(&rq, &rp);
+	assert_false(run_hint);
+	assert_int_equal(run_deferred, 1);
+	assert_int_equal(rp.status, NFS4_OK);
+	rep_tag(&rp, "c");
+	assert_int_equal(rp.nres, 4);
+	assert_int_equal(rep_op(&rp, OP_PUTFH), NFS4_OK);
+	rep_fh(&rp, &tmpfh);
+	assert_int_equal(tmpfh.len, efh.len);
+	assert_memory_equal(tmpfh.data, efh.data, efh.len);
+	assert_int_equal(rep_op(&rp, OP_CREATE), NFS4_OK);
+	snprintf(path, sizeof(path), "%s/inldir", export_dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	run_nowait = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1823,6 +1927,7 @@ int main(void)
 		cmocka_unit_test(test_verify),
 		cmocka_unit_test(test_namespace_ops),
 		cmocka_unit_test(test_io_ops),
+		cmocka_unit_test(test_inline_and_defer),
 	};
 	int fails;
 
