@@ -37,12 +37,18 @@ struct export_opts {
  * option list or in any client spec's; the parser refuses two different
  * values for one export.
  */
+/* Longest SMB share name (MS-SRVS: 80 characters). */
+#define EXPORT_SHARE_NAME_MAX 80
+
 struct export_wide {
 	int64_t fsid;             /* fsid=; -1: not given (id = path hash) */
 	enum vfs_io io;           /* io=, default auto (DESIGN.md §4) */
 	/* NFSv4: where the export appears in the pseudo-fs ("" = its own
 	 * path), from the pseudo=/path option, canonical */
 	char pseudo[128];
+	/* SMB: the share name this export is published as (smb=NAME; ""
+	 * = not shared over SMB). Compared case-insensitively. */
+	char smb[EXPORT_SHARE_NAME_MAX + 1];
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */
@@ -107,6 +113,13 @@ void export_table_put(struct export_table *t);
 void export_table_install(struct export_table *t);
 
 struct export *export_find_by_id(struct export_table *t, uint32_t id);
+
+/*
+ * export_find_by_share() - the export published as SMB share @name (@len
+ * bytes of UTF-8; ASCII case ignored, as Windows share names), or NULL.
+ */
+struct export *export_find_by_share(struct export_table *t, const char *name,
+				    size_t len);
 struct export *export_find_by_path(struct export_table *t, const char *path,
 				   size_t len);
 

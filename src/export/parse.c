@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -136,7 +137,34 @@ static int wide_parse_pseudo(struct export_wide *w, const char *val,
 }
 
 /*
- * Export-wide options, one row each (smb= will be one more): .parse sets
+ * smb=NAME: a share name (MS-FSCC 2.1.6 names minus the characters share
+ * names may not hold, MS-SRVS 2.2.4.22): 1-80 bytes, none of
+ * \ / : * ? " < > | or control characters; "IPC$" is the server's own.
+ */
+static int wide_parse_smb(struct export_wide *w, const char *val,
+			  const struct export_ctx *c)
+{
+	size_t n = strlen(val), i;
+
+	if (!n || n > EXPORT_SHARE_NAME_MAX)
+		return export_err(c, "bad smb share name '%s' (1 to %d "
+				  "characters)", val, EXPORT_SHARE_NAME_MAX);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)val[i];
+
+		if (ch < 0x20 || ch == 0x7f || strchr("\\/:*?\"<>|", ch))
+			return export_err(c, "bad smb share name '%s' "
+					  "(character '%c' not allowed)",
+					  val, ch < 0x20 ? '?' : ch);
+	}
+	if (strcasecmp(val, "IPC$") == 0)
+		return export_err(c, "smb share name IPC$ is reserved");
+	memcpy(w->smb, val, n + 1);
+	return 0;
+}
+
+/*
+ * Export-wide options, one row each: .parse sets
  * the option's field of struct export_wide from the value as written;
  * two places of one export agree when the field's bytes are equal (so
  * fsid=0 and fsid=root, or pseudo=/a/ and pseudo=/a, agree).
@@ -168,6 +196,11 @@ static const struct wide_opt wide_opts[] = {
 		.name = "pseudo",
 		.parse = wide_parse_pseudo,
 		WIDE_FIELD(pseudo),
+	},
+	{
+		.name = "smb",
+		.parse = wide_parse_smb,
+		WIDE_FIELD(smb),
 	},
 };
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "export/export_int.h"
 
@@ -119,6 +120,14 @@ int export_add(struct export_table *t, char *path,
 					 "export id %u of '%s' collides with "
 					 "'%s' (set fsid=)",
 					 id, path, t->exports[i].path);
+			goto out_free;
+		}
+		if (wide->smb[0] &&
+		    strcasecmp(t->exports[i].wide.smb, wide->smb) == 0) {
+			ret = export_err(c,
+					 "smb share '%s' of '%s' is already "
+					 "'%s'",
+					 wide->smb, path, t->exports[i].path);
 			goto out_free;
 		}
 	}
@@ -258,6 +267,18 @@ struct export *export_find_by_id(struct export_table *t, uint32_t id)
 	for (uint32_t i = 0; i < t->nexports; i++)
 		if (t->exports[i].id == id)
 			return &t->exports[i];
+	return NULL;
+}
+
+struct export *export_find_by_share(struct export_table *t, const char *name,
+				    size_t len)
+{
+	for (uint32_t i = 0; i < t->nexports; i++) {
+		const char *s = t->exports[i].wide.smb;
+
+		if (s[0] && strlen(s) == len && strncasecmp(s, name, len) == 0)
+			return &t->exports[i];
+	}
 	return NULL;
 }
 

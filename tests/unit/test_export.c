@@ -458,6 +458,43 @@ static void test_parse_spec_export_wide(void **state)
 	export_table_free(t);
 }
 
+/* smb=NAME: an export-wide option, validated, unique ignoring case. */
+static void test_parse_smb_share(void **state)
+{
+	struct export_table *t;
+	const struct export *e;
+
+	t = parse_ok("/a *(rw,smb=Data)\n/b 10.0.0.0/8(ro) *(smb=pub)\n"
+		     "/c *(rw)\n");
+	assert_int_equal(t->nexports, 3);
+	assert_string_equal(t->exports[0].wide.smb, "Data");
+	assert_string_equal(t->exports[1].wide.smb, "pub");
+	assert_string_equal(t->exports[2].wide.smb, "");
+	e = export_find_by_share(t, "DATA", 4);
+	assert_non_null(e);
+	assert_string_equal(e->path, "/a");
+	assert_ptr_equal(export_find_by_share(t, "pub", 3), &t->exports[1]);
+	assert_null(export_find_by_share(t, "pu", 2));
+	assert_null(export_find_by_share(t, "", 0));
+	assert_null(export_find_by_share(t, "c", 1));
+	export_table_free(t);
+	/* the same name twice, in another case */
+	parse_err("/a *(smb=x)\n/b *(smb=X)\n", 2,
+		  "smb share 'X' of '/b' is already '/a'");
+	/* two values for one export */
+	parse_err("/a 1.1.1.1(smb=x) *(smb=y)\n", 1,
+		  "conflicting smb values");
+	/* names a share may not have */
+	parse_err("/a *(smb=a/b)\n", 1, "character '/' not allowed");
+	parse_err("/a *(smb=a\\b)\n", 1, "not allowed");
+	parse_err("/a *(smb=a*)\n", 1, "character '*' not allowed");
+	parse_err("/a *(smb=ipc$)\n", 1, "IPC$ is reserved");
+	parse_err("/a *(smb=)\n", 1, "bad smb share name");
+	parse_err("/a *(smb=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)\n",
+		  1, "1 to 80 characters");
+}
+
 static void test_map_cred(void **state)
 {
 	struct export_opts o = {
@@ -586,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_parse_export_wide),
 		cmocka_unit_test(test_export_wide_vfs_io),
 		cmocka_unit_test(test_parse_spec_export_wide),
+		cmocka_unit_test(test_parse_smb_share),
 		cmocka_unit_test(test_map_cred),
 		cmocka_unit_test(test_live_table),
 		cmocka_unit_test(test_reload_fail_keeps_io),
