@@ -119,7 +119,6 @@ static int prompt(const char *what, char *buf, size_t max, size_t *len)
 	struct termios t;
 	int ret;
 
-	fprintf(stderr, "%s", what);
 	if (tcgetattr(STDIN_FILENO, &saved_tty) < 0)
 		return -errno;
 	t = saved_tty;
@@ -129,12 +128,15 @@ static int prompt(const char *what, char *buf, size_t max, size_t *len)
 	(void)signal(SIGTERM, restore_tty);
 	(void)signal(SIGTSTP, restore_tty);
 	tty_changed = 1;
+	/* echo off first (dropping what was typed ahead), then the prompt:
+	 * what is typed after it is never echoed nor lost */
 	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) < 0) {
 		tty_changed = 0;
 		return -errno;
 	}
+	fprintf(stderr, "%s", what);
 	ret = read_line(buf, max, len);
-	(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+	(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
 	tty_changed = 0;
 	(void)signal(SIGINT, SIG_DFL);
 	(void)signal(SIGTERM, SIG_DFL);

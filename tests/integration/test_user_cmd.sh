@@ -74,7 +74,7 @@ t_eq "list_after_del" "ALICE 1001 101" "$(user list)"
 if command -v python3 >/dev/null; then
 	tty_add() { # NAME FIRST SECOND: prints the exit status, then output
 		python3 - "$NASD" "$S" "$@" <<'PY'
-import os, pty, sys, time
+import os, pty, select, sys, time
 nasd, state, name, first, second = sys.argv[1:]
 pid, fd = pty.fork()
 if pid == 0:
@@ -85,6 +85,8 @@ def until(s):
     global seen
     end = time.time() + 10
     while s not in seen and time.time() < end:
+        if not select.select([fd], [], [], 0.2)[0]:
+            continue
         try:
             seen += os.read(fd, 1024)
         except OSError:
