@@ -654,6 +654,93 @@ static void test_hostile_spnego(void **state)
 	vector_free(&v);
 }
 
+/* A client that sends its mechListMIC only after the server's (the third
+ * leg, RFC 4178 §5): made from Samba's exchange by moving its mechListMIC
+ * out of the AUTHENTICATE's NegTokenResp into one of its own. */
+static void test_spnego_mic_leg(void **state)
+{
+	static uint8_t out[SMB2_AUTH_TOKEN_MAX], tok[SMB2_AUTH_TOKEN_MAX];
+	static uint8_t mic_tok[64];
+	struct spnego_resp r, ours;
+	struct smb2_auth_cfg cfg;
+	struct users_dir u;
+	struct vector v;
+	struct smb2_auth *a;
+	struct smb2_buf b;
+	size_t outlen, tok_len, mic_len, last;
+	uint8_t mic[16];
+
+	(void)state;
+	vector_load("samba_spnego.txt", &v);
+	users_dir_make(&u, v.users);
+	cfg_fixed(&cfg, u.db);
+	last = v.nsteps - 1;
+	assert_true(spnego_dec_NegTokenResp(v.step[last].in, v.step[last].inlen,
+					    &r));
+	assert_int_equal(r.mech_list_mic.len, 16);
+	memcpy(mic, r.mech_list_mic.p, 16);
+	sb_init(&b, tok, sizeof(tok));
+	assert_true(spnego_enc_NegTokenResp(&b, SPNEGO_NO_STATE, false,
+					    r.response_token.p,
+					    r.response_token.len, NULL, 0));
+	tok_len = b.pos;
+	for (int variant = 0; variant < 4; variant++) {
+		a = smb2_auth_new(&cfg);
+		smb2_auth_fix_challenge(a, v.challenge, v.filetime);
+		for (size_t i = 0; i < last; i++)
+			assert_int_equal(smb2_auth_step(a, v.step[i].in,
+							v.step[i].inlen, out,
+							sizeof(out), &outlen),
+					 SMB2_AUTH_MORE);
+		/* authenticated, but the mechList is not protected yet:
+		 * accept-incomplete with the server's mechListMIC */
+		assert_int_equal(smb2_auth_step(a, tok, tok_len, out,
+						sizeof(out), &outlen),
+				 SMB2_AUTH_MORE);
+		assert_true(spnego_dec_NegTokenResp(out, outlen, &ours));
+		assert_int_equal(ours.neg_state, SPNEGO_ACCEPT_INCOMPLETE);
+		assert_int_equal(ours.mech_list_mic.len, 16);
+		assert_null(ours.response_token.p);
+		/* the server's is the same one it sends in two legs */
+		if (variant == 0) {
+			uint8_t two[64];
+			size_t n = 0;
+			char want[80];
+
+			sscanf(v.step[last].answer, "DONE %79s", want);
+			n = unhex(want, two, sizeof(two));
+			assert_true(n > 16);
+			assert_memory_equal(two + n - 16, ours.mech_list_mic.p,
+					    16);
+		}
+		sb_init(&b, mic_tok, sizeof(mic_tok));
+		if (variant == 1)
+			mic[5] ^= 1; /* a wrong MIC */
+		assert_true(spnego_enc_NegTokenResp(
+			&b, SPNEGO_NO_STATE, false, variant == 2 ? tok : NULL,
+			variant == 2 ? 4 : 0, variant == 3 ? NULL : mic,
+			variant == 3 ? 0 : 16));
+		mic_len = b.pos;
+		outlen = 99;
+		int ret = smb2_auth_step(a, mic_tok, mic_len, out, sizeof(out),
+					 &outlen);
+		if (variant == 1)
+			mic[5] ^= 1;
+		const int want[] = {0, -EACCES, -EINVAL, -EACCES};
+		assert_int_equal(ret, want[variant]);
+		if (ret == 0) {
+			assert_memory_equal(out,
+					    "\xa1\x07\x30\x05\xa0\x03\x0a"
+					    "\x01\x00",
+					    9);
+			assert_string_equal(smb2_auth_user(a), "alice");
+		}
+		smb2_auth_free(a);
+	}
+	users_dir_free(&u);
+	vector_free(&v);
+}
+
 /* SPNEGO DER */
 
 static const uint8_t negtokeninit2[] = {
@@ -1246,6 +1333,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_impacket),
 		cmocka_unit_test(test_hostile_samba),
 		cmocka_unit_test(test_hostile_spnego),
+		cmocka_unit_test(test_spnego_mic_leg),
 		cmocka_unit_test(test_spnego_negotiate_token),
 		cmocka_unit_test(test_spnego_init),
 		cmocka_unit_test(test_spnego_lengths),
