@@ -155,23 +155,23 @@ static int read_password_hash(uint8_t hash[16])
 		ret = prompt("New SMB password: ", pw, sizeof(pw), &n);
 		if (!ret)
 			ret = prompt("Retype it: ", again, sizeof(again), &m);
-		if (!ret && (n != m || memcmp(pw, again, n))) {
+		if (!ret && (n != m || memcmp(pw, again, n) != 0)) {
 			fprintf(stderr, "nasd user: the passwords differ\n");
 			ret = -EINVAL;
 		}
 	} else {
 		ret = read_line(pw, sizeof(pw), &n);
 	}
-	if (ret == -E2BIG)
+	if (ret == -E2BIG) {
 		fprintf(stderr, "nasd user: password longer than %d bytes\n",
 			NTLM_PASSWORD_MAX);
-	else if (ret == -ENODATA || (!ret && n == 0)) {
+	} else if (ret == -ENODATA || (!ret && n == 0)) {
 		fprintf(stderr, "nasd user: empty password refused\n");
 		ret = -EINVAL;
-	} else if (ret == -EINVAL || ret < 0) {
-		if (ret != -EINVAL)
-			fprintf(stderr, "nasd user: reading the password: %s\n",
-				strerror(-ret));
+	} else if (ret < 0 && ret != -EINVAL) {
+		/* -EINVAL: the passwords differed, already said */
+		fprintf(stderr, "nasd user: reading the password: %s\n",
+			strerror(-ret));
 	}
 	if (!ret) {
 		ret = ntlm_nt_hash(pw, n, hash);
@@ -304,7 +304,7 @@ static int user_add(struct user_opts *o, const char *name)
 		if (o->gid < 0)
 			o->gid = (long)pwp->pw_gid;
 	}
-	snprintf(u.name, sizeof(u.name), "%s", name);
+	(void)snprintf(u.name, sizeof(u.name), "%s", name);
 	u.uid = (uint32_t)o->uid;
 	u.gid = (uint32_t)o->gid;
 	ret = lock_state(o);
@@ -416,8 +416,8 @@ int user_cmd_main(int argc, char **argv)
 	n = argc - 1 - optind; /* operands after the subcommand's name */
 	if (n > 0)
 		name = argv[1 + optind];
-	if ((strcmp(cmd, "list") ? n != 1 : n != 0) ||
-	    (strcmp(cmd, "add") && (o.uid >= 0 || o.gid >= 0))) {
+	if ((strcmp(cmd, "list") != 0 ? n != 1 : n != 0) ||
+	    (strcmp(cmd, "add") != 0 && (o.uid >= 0 || o.gid >= 0))) {
 		user_usage(stderr);
 		return 2;
 	}
@@ -433,12 +433,16 @@ int user_cmd_main(int argc, char **argv)
 		fprintf(stderr, "nasd user: %s: path too long\n", o.state_dir);
 		return 2;
 	}
-	if (!strcmp(cmd, "add"))
-		return user_add(&o, name);
-	if (!strcmp(cmd, "del"))
-		return user_del(&o, name);
-	if (!strcmp(cmd, "list"))
+	if (strcmp(cmd, "list") == 0)
 		return user_list(&o);
+	if (!name) {
+		user_usage(stderr);
+		return 2;
+	}
+	if (strcmp(cmd, "add") == 0)
+		return user_add(&o, name);
+	if (strcmp(cmd, "del") == 0)
+		return user_del(&o, name);
 	fprintf(stderr, "nasd user: unknown command '%s'\n", cmd);
 	user_usage(stderr);
 	return 2;

@@ -177,7 +177,7 @@ int ntlmssp_server_negotiate(struct ntlmssp_server *s,
 			     const struct ntlmssp_names *names,
 			     const uint8_t *in, size_t len)
 {
-	struct smb2_buf msg, f;
+	struct smb2_buf msg, domain, workstation;
 	uint32_t type, cflags, lowest = UINT32_MAX;
 	const uint8_t *sig;
 	int ret;
@@ -189,15 +189,15 @@ int ntlmssp_server_negotiate(struct ntlmssp_server *s,
 		return -EINVAL;
 	sb_init(&msg, (void *)in, len); /* NOLINT: read only */
 	sig = sb_take(&msg, sizeof(ntlmssp_sig));
-	if (!sig || memcmp(sig, ntlmssp_sig, sizeof(ntlmssp_sig)) ||
+	if (!sig || memcmp(sig, ntlmssp_sig, sizeof(ntlmssp_sig)) != 0 ||
 	    !sb_get_u32(&msg, &type) || type != NTLMSSP_NEGOTIATE_MESSAGE ||
 	    !sb_get_u32(&msg, &cflags))
 		return -EINVAL;
 	/* DomainNameFields and WorkstationFields (OEM, unused) are
 	 * optional in old clients' 16-byte messages, but checked if there */
 	if (sb_remaining(&msg) >= 16 &&
-	    (!get_field(&msg, &msg, 32, &lowest, &f) ||
-	     !get_field(&msg, &msg, 32, &lowest, &f)))
+	    (!get_field(&msg, &msg, 32, &lowest, &domain) ||
+	     !get_field(&msg, &msg, 32, &lowest, &workstation)))
 		return -EINVAL;
 	if ((cflags & required_flags) != required_flags ||
 	    (cflags & NTLMSSP_NEGOTIATE_DATAGRAM))
@@ -337,7 +337,7 @@ static int check_proof(const uint8_t hash[NTLM_HASH_LEN],
 	if (ret || *match || domain->len == 0)
 		return ret;
 	utf16le_upper(domain->base, domain->len, upper);
-	if (memcmp(upper, domain->base, domain->len)) {
+	if (memcmp(upper, domain->base, domain->len) != 0) {
 		ret = try_domain(hash, user, upper, domain->len, chal, nt,
 				 ntowf, match);
 		if (ret || *match)
@@ -395,7 +395,7 @@ static int authenticate(struct ntlmssp_server *s, struct smb2_users *db,
 		return -EINVAL;
 	sb_init(&msg, (void *)in, len); /* NOLINT: read only */
 	sig = sb_take(&msg, sizeof(ntlmssp_sig));
-	if (!sig || memcmp(sig, ntlmssp_sig, sizeof(ntlmssp_sig)) ||
+	if (!sig || memcmp(sig, ntlmssp_sig, sizeof(ntlmssp_sig)) != 0 ||
 	    !sb_get_u32(&msg, &type) || type != NTLMSSP_AUTHENTICATE_MESSAGE)
 		return -EINVAL;
 	if (!get_field(&msg, &msg, AUTH_HDR, &lowest, &lm) ||

@@ -270,7 +270,7 @@ static long version_of(const char *line, size_t len)
 	static const char tag[] = "# nasd smbpasswd ";
 	uint32_t v;
 
-	if (len < sizeof(tag) - 1 || memcmp(line, tag, sizeof(tag) - 1))
+	if (len < sizeof(tag) - 1 || memcmp(line, tag, sizeof(tag) - 1) != 0)
 		return 0;
 	if (!parse_id(line + sizeof(tag) - 1, len - (sizeof(tag) - 1), &v))
 		return -1;
@@ -536,11 +536,11 @@ int smb2_users_open(const char *state_dir, struct smb2_users **out, char *err,
 
 int smb2_users_reload(struct smb2_users *db, char *err, size_t errlen)
 {
-	struct smb2_users_table *t, *old;
+	struct smb2_users_table *t = NULL, *old;
 	int ret = db_load(db, &t, err, errlen);
 
-	if (ret)
-		return ret;
+	if (ret || !t)
+		return ret ? ret : -ENOMEM;
 	pthread_mutex_lock(&db->lock);
 	old = db->cur;
 	db->cur = t;
