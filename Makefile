@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 STATE_DIR ?= /var/lib/nasd
 DEB_PKGS = meson ninja-build gcc clang pkg-config libcmocka-dev libnfs-dev \
 	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2 \
-	cppcheck clang-tidy libssl-dev
+	cppcheck clang-tidy libssl-dev nettle-dev
 
 .PHONY: all deps build run test test-unit test-asan clean format fuzz
 

@@ -29,6 +29,7 @@
 #include "rpc/rpc.h"
 #include "rpc/rpcb_clnt.h"
 #include "server/control.h"
+#include "server/user_cmd.h"
 #include "transport/transport.h"
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
@@ -207,6 +208,10 @@ static void usage(FILE *f)
 		"       nasd stats [--state-dir DIR] [--json|--prometheus]\n"
 		"                            print a running server's "
 		"statistics\n"
+		"       nasd user add|del|list [NAME] [--uid N] [--gid N] "
+		"[--state-dir DIR]\n"
+		"                            keep the SMB users "
+		"(STATE_DIR/smbpasswd)\n"
 		"Without --export or --config, STATE_DIR/export is created "
 		"and exported\nread-write to 127.0.0.1.\n");
 }
@@ -715,6 +720,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "stats"))
 		return control_stats_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "user"))
+		return user_cmd_main(argc - 1, argv + 1);
 	stats_init();
 	if (parse_args(argc, argv) < 0)
 		return 2;

@@ -426,6 +426,47 @@ def nfs4_seeds():
     return s
 
 
+def auth_vectors():
+    """The recorded exchanges of tests/vectors/smb2_auth: a list of (name,
+    [client token, ...])."""
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                     "vectors", "smb2_auth")
+    out = []
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".txt"):
+            continue
+        tokens = []
+        with open(os.path.join(d, name)) as f:
+            for line in f:
+                if line.startswith("C "):
+                    h = line.split()[1]
+                    tokens.append(b"" if h == "-" else bytes.fromhex(h))
+        out.append((name[:-4], tokens))
+    return out
+
+
+def spnego_seeds():
+    """Each client token of the vectors alone (NegTokenInit, NegTokenResp,
+    raw NTLMSSP), and the server's NegTokenInit2."""
+    s = {}
+    for name, tokens in auth_vectors():
+        for i, t in enumerate(tokens):
+            if t:
+                s["%s-%d" % (name, i)] = t
+    s["negtokeninit2"] = bytes.fromhex(
+        "604806062b0601050502a03e303ca00e300c060a2b06010401823702020aa32a"
+        "3028a0261b246e6f745f646566696e65645f696e5f5246433431373840706c65"
+        "6173655f69676e6f7265")
+    return s
+
+
+def ntlmssp_seeds():
+    """Whole exchanges: each client token with a 2-byte LE length before
+    it (fuzz_ntlmssp.c's input)."""
+    return {name: b"".join(struct.pack("<H", len(t)) + t for t in tokens)
+            for name, tokens in auth_vectors()}
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -448,6 +489,8 @@ def main():
     write_corpus(root, "fuzz_record", record_seeds())
     write_corpus(root, "fuzz_exports", exports_seeds())
     write_corpus(root, "fuzz_nfs4", nfs4_seeds())
+    write_corpus(root, "fuzz_spnego", spnego_seeds())
+    write_corpus(root, "fuzz_ntlmssp", ntlmssp_seeds())
 
 
 if __name__ == "__main__":

@@ -119,6 +119,10 @@ ALLOWED_CALLS = (
     Allow("src/nfs4/state/grace.c", "grace_forget",
           ("unlink",),
           "removes one client record from the state directory"),
+    Allow("src/smb2/auth/users.c", "smb2_users_table_load",
+          ("open", "fstat", "read"),
+          "reads the SMB user database STATE_DIR/smbpasswd (checked to be "
+          "a private regular file first), never under an export"),
     Allow("src/nfs4/state/callback.c", "read_full",
           ("read",),
           "reads the CB_NULL reply from the callback TCP socket, not a "
