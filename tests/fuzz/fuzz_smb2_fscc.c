@@ -57,21 +57,29 @@ static uint8_t *dup_input(const uint8_t *d, size_t n)
 
 static void fuzz_ea_full(const uint8_t *d, size_t n)
 {
-	uint8_t *in = dup_input(d, n), out[70000 + 16];
+	uint8_t *in = dup_input(d, n), *out;
 	struct fscc_ea_iter it, it2;
 	struct fscc_ea ea, ea2;
 	struct smb2_buf b, ob;
 	struct fscc_list l;
 	enum fscc_status st;
-	size_t count = 0, seen = 0;
+	size_t count = 0, seen = 0, osize;
 	bool end = false, end2 = false;
 
 	sb_init(&b, in, n);
 	st = fscc_dec_FILE_FULL_EA_INFORMATION(&b, &count);
-	if (st != FSCC_OK)
-		goto out;
-	memset(out, SENT, sizeof(out));
-	sb_init(&ob, out, sizeof(out) - 16);
+	if (st != FSCC_OK) {
+		free(in);
+		return;
+	}
+	/* Minimal entries take no more room than the input's, but for the
+	 * last one's alignment padding (at most 3 bytes). Half the runs get
+	 * less, to exercise FSCC_NO_SPACE. */
+	osize = n & 1 ? n / 2 : n + 3;
+	out = malloc(osize + 16);
+	FUZZ_CHECK(out);
+	memset(out, SENT, osize + 16);
+	sb_init(&ob, out, osize);
 	fscc_list_init(&l, &ob, 4);
 	fscc_ea_iter_init(&it, &b);
 	for (;;) {
@@ -85,7 +93,8 @@ static void fuzz_ea_full(const uint8_t *d, size_t n)
 		seen++;
 	}
 	FUZZ_CHECK(seen <= count);
-	check_sentinel(out + ob.pos, sizeof(out) - ob.pos);
+	FUZZ_CHECK(seen == count || n & 1);
+	check_sentinel(out + ob.pos, osize + 16 - ob.pos);
 	if (seen == count) {
 		/* the re-encoded list walks to the same entries */
 		struct smb2_buf rb;
@@ -106,7 +115,7 @@ static void fuzz_ea_full(const uint8_t *d, size_t n)
 			FUZZ_CHECK(!memcmp(ea.value, ea2.value, ea.value_len));
 		}
 	}
-out:
+	free(out);
 	free(in);
 }
 
@@ -419,9 +428,17 @@ static void fuzz_dir(const uint8_t *d, size_t n)
 		} else {
 			FUZZ_CHECK(b.pos == before);
 		}
-		check_sentinel(out + b.pos, sizeof(out) - b.pos);
+		/* nothing past the cursor: near it after each append (an
+		 * entry is at most 104 bytes plus its name), all of it once
+		 * the room is gone (the engine stops there too) */
+		if (st == FSCC_NO_SPACE)
+			break;
+		check_sentinel(out + b.pos, sizeof(out) - b.pos < 128 + 2 * len
+						    ? sizeof(out) - b.pos
+						    : 128 + 2 * len);
 		i += len + 1;
 	}
+	check_sentinel(out + b.pos, sizeof(out) - b.pos);
 }
 
 static void fuzz_query(const uint8_t *d, size_t n)
