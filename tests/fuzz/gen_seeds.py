@@ -467,6 +467,82 @@ def ntlmssp_seeds():
             for name, tokens in auth_vectors()}
 
 
+def le16(v):
+    return struct.pack("<H", v & 0xFFFF)
+
+
+def le32(v):
+    return struct.pack("<I", v & 0xFFFFFFFF)
+
+
+def le64(v):
+    return struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF)
+
+
+def utf16(s):
+    return s.encode("utf-16-le")
+
+
+def ea_entry(name, value, flags=0, last=False):
+    body = bytes([flags, len(name)]) + le16(len(value)) + name + b"\0" + value
+    size = 4 + len(body)
+    pad = 0 if last else (4 - size % 4) % 4
+    return le32(0 if last else size + pad) + body + b"\0" * pad
+
+
+def sid(auth, *subs):
+    return bytes([1, len(subs)]) + b"\0" * 5 + bytes([auth]) + b"".join(
+        le32(x) for x in subs)
+
+
+def ace(kind, mask, trustee, flags=0):
+    return bytes([kind, flags]) + le16(8 + len(trustee)) + le32(mask) + trustee
+
+
+def sd(owner, group, aces, control=0x8004):
+    acl = bytes([2, 0]) + le16(8 + sum(len(a) for a in aces)) + le16(
+        len(aces)) + le16(0) + b"".join(aces)
+    hdr = bytes([1, 0]) + le16(control) + le32(20) + le32(
+        20 + len(owner)) + le32(0) + le32(20 + len(owner) + len(group))
+    return hdr + owner + group + acl
+
+
+def fscc_seeds():
+    """fuzz_smb2_fscc: the first byte picks the decoder (see its top)."""
+    s = {}
+    s["ea-full"] = b"\0" + ea_entry(b"user.one", b"abc") + ea_entry(
+        b"B", b"", 0x80, last=True)
+    s["ea-get"] = b"\1" + le32(8) + b"\2ab\0" + le32(0) + b"\1c\0"
+    u, g, w = sid(22, 1, 1000), sid(22, 2, 100), sid(1, 0)
+    s["sd-0754"] = b"\2" + sd(u, g, [ace(0, 0x1F01FF, u),
+                                     ace(0, 0x1200A9, g),
+                                     ace(0, 0x120089, w)])
+    s["sd-deny"] = b"\2" + sd(u, g, [ace(1, 0x1, g), ace(0, 0x12019F, u),
+                                     ace(0, 0, g), ace(0, 0x120089, w),
+                                     ace(0, 0x1F01FF, sid(3, 0), 0x0B)])
+    s["set-basic"] = b"\3\0" + le64(0) + le64(-1) + le64(-2) + le64(
+        116444736000000000) + le32(0x21) + le32(0)
+    name = utf16("dir\\new.txt")
+    s["set-rename"] = b"\3\x31" + b"\1" + b"\0" * 7 + le64(0) + le32(
+        len(name)) + name
+    s["set-link"] = b"\3\x32" + b"\0" * 8 + le64(0) + le32(2) + utf16("a")
+    s["set-mode"] = b"\3\6" + le32(0x26)
+    s["set-dispex"] = b"\3\4" + le32(0x13)
+    s["set-eof"] = b"\3\x08" + le64(1 << 40)
+    for i, (pat, name) in enumerate([("*.*", "a"), ("<.txt", "a.b.txt"),
+                                     ("a>>.txt", "ab.txt"), ('foo"', "foo."),
+                                     ("*a*b?c", "xxaybzc")]):
+        p = utf16(pat)
+        s["wild-%d" % i] = b"\4" + bytes([i & 1, len(p)]) + p + name.encode()
+    s["dir-idfull"] = b"\5\5\x20\x00" + b"./../hello.txt/\xc3\xa9"
+    s["dir-idboth"] = b"\5\4\x04\x01" + b"a/b/c"
+    s["query-all"] = b"\6\0" + bytes([18, 60]) + b"dir/f.txt"
+    s["query-stream"] = b"\6\0" + bytes([22, 19]) + b""
+    s["query-fsattr"] = b"\6\1" + bytes([5, 8]) + b"share"
+    s["query-fsvol"] = b"\6\1" + bytes([1, 12]) + b"share"
+    return s
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -491,6 +567,7 @@ def main():
     write_corpus(root, "fuzz_nfs4", nfs4_seeds())
     write_corpus(root, "fuzz_spnego", spnego_seeds())
     write_corpus(root, "fuzz_ntlmssp", ntlmssp_seeds())
+    write_corpus(root, "fuzz_smb2_fscc", fscc_seeds())
 
 
 if __name__ == "__main__":
