@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/* The server's own small state files (statefile.h). */
+#include "core/statefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+int statefile_random(const char *dir, const char *name, void *buf,
+		     size_t len)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	ssize_t n;
+	int fd, ret;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+		    (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name) >=
+		    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len);
+		close(fd);
+		if (n == (ssize_t)len)
+			return 0;
+		log_warn("%s is not %zu bytes: making a new one", path, len);
+	}
+	if (getrandom(buf, len, 0) != (ssize_t)len)
+		return -EIO;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	ret = n == (ssize_t)len && fsync(fd) == 0 ? 0 : -EIO;
+	close(fd);
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
