@@ -64,8 +64,9 @@ struct conn *conn_new(int fd, const struct sockaddr_storage *peer,
 	c->fops.hdr_len = proto->hdr_len;
 	c->fops.parse = proto->frame_parse;
 	c->fops.align = proto->align;
-	frame_init(&c->dec, &c->fops,
-		   proto->max_msg ? proto->max_msg : xprt.lim.max_record);
+	atomic_init(&c->max_msg, proto->max_msg ? proto->max_msg
+					       : xprt.lim.max_record);
+	frame_init(&c->dec, &c->fops, atomic_load(&c->max_msg));
 	memcpy(&c->peer, peer, peer_len);
 	c->peer_len = peer_len;
 	c->privileged = sockaddr_privileged(peer);
@@ -498,6 +499,17 @@ bool transport_conn_closed(const struct conn *c)
 	return atomic_load(&c->closed) || atomic_load(&c->cut);
 }
 
+void transport_conn_shutdown(struct conn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!atomic_load(&c->closed)) {
+		atomic_store(&c->cut, true);
+		/* The loop sees the hang-up and closes the connection. */
+		shutdown(c->fd, SHUT_RDWR);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 void transport_conn_set_max_inflight(struct conn *c, uint32_t n)
 {
 	atomic_store(&c->max_inflight, n ? n : 1);
@@ -509,7 +521,9 @@ void transport_conn_set_max_inflight(struct conn *c, uint32_t n)
 
 void transport_conn_set_max_msg(struct conn *c, uint32_t n)
 {
-	frame_set_max(&c->dec, n);
+	/* The loop owns the decoder: it takes the new limit on its next
+	 * read (conn_read). */
+	atomic_store(&c->max_msg, n);
 }
 
 /*
@@ -914,6 +928,8 @@ void conn_read(struct loop *lp, struct conn *c)
 		conn_close(lp, c);
 		return;
 	}
+	frame_set_max(&c->dec,
+		      atomic_load_explicit(&c->max_msg, memory_order_relaxed));
 	for (;;) {
 		if (atomic_load(&c->paused) || c->mem_paused ||
 		    conn_read_stopped(c))

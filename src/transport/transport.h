@@ -198,6 +198,13 @@ void transport_conn_put(struct conn *c);
 bool transport_conn_closed(const struct conn *c);
 
 /*
+ * transport_conn_shutdown() - end @c: no more is read from it, replies
+ * not yet written are dropped, and its loop closes it (a protocol's
+ * answer to a violation that leaves the stream unusable). Any thread.
+ */
+void transport_conn_shutdown(struct conn *c);
+
+/*
  * transport_conn_set_max_inflight() - let @c have up to @n requests in
  * flight (at least 1) from now on: a protocol granting more (SMB
  * credits) raises it, one granting fewer lowers it. Any thread.
@@ -206,8 +213,7 @@ void transport_conn_set_max_inflight(struct conn *c, uint32_t n);
 
 /*
  * transport_conn_set_max_msg() - refuse messages longer than @n bytes on
- * @c from its next frame on (a negotiated maximum). Only from a request
- * of @c being processed, or its loop.
+ * @c from its next read on (a negotiated maximum). Any thread.
  */
 void transport_conn_set_max_msg(struct conn *c, uint32_t n);
 

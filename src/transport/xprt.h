@@ -59,6 +59,7 @@ struct conn {
 	bool proto_up;        /* conn_init succeeded: close/free hooks due */
 	struct frame_ops fops; /* the decoder's view of proto */
 	atomic_uint max_inflight; /* per connection (protocol may change) */
+	atomic_uint max_msg;  /* the decoder's limit, as the protocol set it */
 	atomic_int refs;      /* the loop's (until closed) + one per call */
 	atomic_uint inflight; /* calls alive */
 	atomic_bool paused;   /* reading stopped at max_inflight */
