@@ -146,8 +146,8 @@ struct vfs_obj *state_file_obj(const struct state_file *f);
  * state_share_acquire() - give @h a share (@access, @deny) on @f. Returns
  * 0; -EBUSY when another holder's share conflicts (NFS4ERR_SHARE_DENIED,
  * STATUS_SHARING_VIOLATION); -EEXIST when @h already has one here (see
- * state_share_change); -EINVAL for bits outside STATE_SHARE_MASK;
- * -ENOMEM.
+ * state_share_change); -EIDRM for an SMB holder while the file is
+ * delete-pending; -EINVAL for bits outside STATE_SHARE_MASK; -ENOMEM.
  */
 int state_share_acquire(struct state_file *f, const struct state_holder *h,
 			uint32_t access, uint32_t deny);
@@ -163,6 +163,23 @@ int state_share_change(struct state_file *f, const struct state_holder *h,
 
 /* state_share_release() - drop @h's share on @f, if it has one. */
 void state_share_release(struct state_file *f, const struct state_holder *h);
+
+/*
+ * Delete pending (MS-FSA 2.1.5.4, 2.1.5.15.3): an SMB open marks the
+ * file (FileDispositionInformation, or closing an open made with
+ * FILE_DELETE_ON_CLOSE); while marked, state_share_acquire() refuses new
+ * SMB shares with -EIDRM (STATUS_DELETE_PENDING), and the close of the
+ * last SMB open deletes the file.
+ */
+void state_delete_pending_set(struct state_file *f, bool on);
+bool state_delete_pending(struct state_file *f);
+/*
+ * state_share_release_last() - state_share_release(), and true when the
+ * file was marked delete-pending and @h held the last share of its
+ * protocol: the caller deletes the file now (the mark is cleared).
+ */
+bool state_share_release_last(struct state_file *f,
+			      const struct state_holder *h);
 
 /*
  * state_share_denies() - does a share on @f deny any of @access? (I/O

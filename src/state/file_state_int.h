@@ -87,6 +87,9 @@ struct state_file {
 	uint32_t nshares;
 	uint32_t nacc[3];              /* shares with each access bit */
 	uint32_t ndeny[3];             /* shares with each deny bit */
+	/* SMB: the file goes at the last SMB open's close (MS-FSA
+	 * 2.1.5.4); new SMB opens fail meanwhile. Cleared with it. */
+	bool delete_pending;
 	struct state_link locks;       /* struct state_lock, by start */
 	uint32_t nlocks;
 	uint32_t nwin;                 /* Windows locks among them */

@@ -97,6 +97,8 @@ int state_share_acquire(struct state_file *f, const struct state_holder *h,
 	pthread_mutex_lock(&f->mu);
 	if (share_find(f, h)) {
 		ret = -EEXIST;
+	} else if (f->delete_pending && h->tag == STATE_HOLDER_SMB) {
+		ret = -EIDRM;
 	} else if (share_conflict(f, NULL, access, deny)) {
 		ret = -EBUSY;
 	} else {
@@ -137,22 +139,67 @@ int state_share_change(struct state_file *f, const struct state_holder *h,
 	return ret;
 }
 
+/* Drop @s (f->mu held). */
+static void share_drop(struct state_file *f, struct state_share *s)
+{
+	state_link_del(&s->link);
+	f->nshares--;
+	share_count(f, s, -1);
+	atomic_fetch_sub(&state_g_shares, 1);
+}
+
 /** state_share_release() - see file_state.h. */
 void state_share_release(struct state_file *f, const struct state_holder *h)
 {
+	(void)state_share_release_last(f, h);
+}
+
+/** state_share_release_last() - see file_state.h. */
+bool state_share_release_last(struct state_file *f,
+			      const struct state_holder *h)
+{
 	struct state_share *s;
+	struct state_link *l;
+	bool last = false;
 
 	pthread_mutex_lock(&f->mu);
 	s = share_find(f, h);
 	if (s) {
-		state_link_del(&s->link);
-		f->nshares--;
-		share_count(f, s, -1);
-		atomic_fetch_sub(&state_g_shares, 1);
+		share_drop(f, s);
+		if (f->delete_pending) {
+			last = true;
+			for (l = f->shares.next; l != &f->shares; l = l->next)
+				if (state_container_of(l, struct state_share,
+						       link)->holder.tag ==
+				    h->tag)
+					last = false;
+			if (last)
+				f->delete_pending = false;
+		}
 		state_file_settle(f);
 	}
 	pthread_mutex_unlock(&f->mu);
 	free(s);
+	return last;
+}
+
+/** state_delete_pending_set() - see file_state.h. */
+void state_delete_pending_set(struct state_file *f, bool on)
+{
+	pthread_mutex_lock(&f->mu);
+	f->delete_pending = on;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/** state_delete_pending() - see file_state.h. */
+bool state_delete_pending(struct state_file *f)
+{
+	bool on;
+
+	pthread_mutex_lock(&f->mu);
+	on = f->delete_pending;
+	pthread_mutex_unlock(&f->mu);
+	return on;
 }
 
 static bool denies_locked(const struct state_file *f, uint32_t access)
