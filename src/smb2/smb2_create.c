@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CREATE (MS-SMB2 §2.2.13, §2.2.14, §3.3.5.9; MS-FSA 2.1.5.1): open or
+ * make a file or directory of the share, as the tree's (squashed) user.
+ *
+ *   check the request   impersonation, disposition, options, access bits,
+ *                       attributes, the name (no leading separator)
+ *   contexts            smb2_create_ctx.c: parsed and checked first, so
+ *                       that a malformed one fails before anything moves
+ *   walk                from the share root to the parent (vfs_lookup
+ *                       never follows a symlink, never leaves the export)
+ *   disposition         open / create / overwrite per MS-FSA 2.1.5.1.1
+ *                       and 2.1.5.1.2, the type checked against the
+ *                       options
+ *   access              MAXIMUM_ALLOWED and the generic rights mapped,
+ *                       refused beyond the user's maximal access
+ *   share               the share reservation in the shared file state
+ *                       (state/): SMB share modes and NFSv4 OPEN deny
+ *                       modes conflict both ways; taken before any
+ *                       truncation, so a refused open changes nothing
+ *   response            attributes, FileId, the answered contexts
+ */
+#include "smb2/smb2_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "smb2/fscc.h"
+#include "smb2/smb2_access.h"
+#include "smb2/smb2_create.h"
+#include "smb2/smb2_info.h"
+#include "smb2/smb2_open.h"
+#include "smb2/smb2_path.h"
+#include "smb2/smb2_session.h"
+#include "state/file_state.h"
+#include "vfs/vfs.h"
+
+/* Modes of what CREATE makes (Samba's create mask 0744 is stricter; a
+ * security descriptor in the request sets its own). */
+#define SMB2_FILE_MODE 0644
+#define SMB2_DIR_MODE 0755
+
+/* FileAttributes a CREATE may carry (MS-SMB2 §2.2.13). */
+#define CREATE_ATTRS_VALID                                                     \
+	(FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_HIDDEN |                     \
+	 FILE_ATTRIBUTE_SYSTEM | FILE_ATTRIBUTE_DIRECTORY |                    \
+	 FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_NORMAL |                      \
+	 FILE_ATTRIBUTE_TEMPORARY | FILE_ATTRIBUTE_SPARSE_FILE |               \
+	 FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_COMPRESSED |            \
+	 FILE_ATTRIBUTE_OFFLINE | FILE_ATTRIBUTE_NOT_CONTENT_INDEXED |         \
+	 FILE_ATTRIBUTE_ENCRYPTED | FILE_ATTRIBUTE_INTEGRITY_STREAM |          \
+	 FILE_ATTRIBUTE_NO_SCRUB_DATA)
+
+/* The decoded request (§2.2.13). */
+struct create_req {
+	uint8_t oplock;
+	uint32_t impersonation;
+	uint32_t access;
+	uint32_t attrs;
+	uint32_t share;
+	uint32_t disposition;
+	uint32_t options;
+	char *path;                 /* UTF-8, '/' separated */
+	struct smb2_create_ctx ctx;
+};
+
+/* "name::$DATA" names the unnamed data stream: the file itself. */
+static size_t strip_data_stream(const uint8_t *name, size_t len)
+{
+	static const char tail[] = "::$DATA";
+	size_t n = sizeof(tail) - 1, i;
+
+	if (len < 2 * n)
+		return len;
+	for (i = 0; i < n; i++) {
+		uint16_t c = get_le16(name + len - 2 * n + 2 * i);
+
+		if (c >= 'a' && c <= 'z')
+			c = (uint16_t)(c - 'a' + 'A');
+		if (c != (uint8_t)tail[i])
+			return len;
+	}
+	return len - 2 * n;
+}
+
+static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
+			      struct create_req *c)
+{
+	uint16_t ssize, name_off, name_len;
+	uint32_t ctx_off, ctx_len;
+	uint8_t secflags;
+	struct smb2_buf name;
+	size_t nlen;
+
+	if (!sb_get_u16(body, &ssize) || !sb_get_u8(body, &secflags) ||
+	    !sb_get_u8(body, &c->oplock) ||
+	    !sb_get_u32(body, &c->impersonation) || !sb_skip(body, 16) ||
+	    !sb_get_u32(body, &c->access) || !sb_get_u32(body, &c->attrs) ||
+	    !sb_get_u32(body, &c->share) ||
+	    !sb_get_u32(body, &c->disposition) ||
+	    !sb_get_u32(body, &c->options) || !sb_get_u16(body, &name_off) ||
+	    !sb_get_u16(body, &name_len) || !sb_get_u32(body, &ctx_off) ||
+	    !sb_get_u32(body, &ctx_len))
+		return STATUS_INVALID_PARAMETER;
+	(void)secflags;
+	if (c->impersonation > SMB2_IMPERSONATION_DELEGATE)
+		return STATUS_BAD_IMPERSONATION_LEVEL;
+	if (c->disposition > FILE_OVERWRITE_IF ||
+	    (c->options & ~FILE_CREATE_OPTIONS_VALID) ||
+	    (c->options & (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) ==
+		    (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE) ||
+	    (c->attrs & ~CREATE_ATTRS_VALID) ||
+	    (c->share & ~(FILE_SHARE_READ | FILE_SHARE_WRITE |
+			  FILE_SHARE_DELETE)))
+		return STATUS_INVALID_PARAMETER;
+	if ((c->options & FILE_DIRECTORY_FILE) &&
+	    c->disposition != FILE_CREATE && c->disposition != FILE_OPEN &&
+	    c->disposition != FILE_OPEN_IF)
+		return STATUS_INVALID_PARAMETER;
+	/* §3.3.5.9: reserved option bits and options a server does not
+	 * offer over the network. */
+	if (c->options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER))
+		return STATUS_NOT_SUPPORTED;
+	if (c->access & SMB2_ACCESS_RESERVED)
+		return STATUS_ACCESS_DENIED;
+	if (!c->access)
+		return STATUS_ACCESS_DENIED;
+	/* The name, inside this command, from the header. */
+	if (name_len) {
+		if (name_off < SMB2_HDR_LEN + 56 ||
+		    (size_t)name_off + name_len > w->cmd_len ||
+		    !sb_range(&w->msg, w->off + name_off, name_len, &name))
+			return STATUS_INVALID_PARAMETER;
+		if (name_len >= 2 && (get_le16(name.base) == '\\' ||
+				      get_le16(name.base) == '/'))
+			return STATUS_INVALID_PARAMETER;
+		nlen = strip_data_stream(name.base, name_len);
+	} else {
+		sb_init(&name, NULL, 0);
+		nlen = 0;
+	}
+	{
+		uint32_t st = smb2_path_from_wire(w->req, name.base, nlen,
+						  &c->path);
+
+		if (st != STATUS_SUCCESS)
+			return st;
+	}
+	if (ctx_len) {
+		struct smb2_buf cb;
+
+		if (ctx_off < SMB2_HDR_LEN + 56 || ctx_off & 7 ||
+		    (size_t)ctx_off + ctx_len > w->cmd_len ||
+		    !sb_range(&w->msg, w->off + ctx_off, ctx_len, &cb))
+			return STATUS_INVALID_PARAMETER;
+		return smb2_create_ctx_parse(&cb, &c->ctx);
+	}
+	return STATUS_SUCCESS;
+}
+
+/*
+ * Find the leaf, or make it as the disposition says. *@obj (referenced)
+ * and *@action on success; the parent stays in *@dir for the access
+ * check (NULL at the share root).
+ */
+static int create_resolve(struct smb2_tree *t, struct create_req *c,
+			  struct vfs_obj **dir, struct vfs_obj **obj,
+			  uint32_t *action)
+{
+	const char *leaf;
+	size_t len;
+	struct vfs_sattr sa = { 0 };
+	bool want_dir = c->options & FILE_DIRECTORY_FILE;
+	int err;
+
+	*dir = NULL;
+	*obj = NULL;
+	err = smb2_path_walk(t, c->path, dir, &leaf, &len);
+	if (err)
+		return err;
+	if (!leaf) {
+		/* The share root: it exists, and is a directory. */
+		*obj = *dir;
+		*dir = NULL;
+		if (c->disposition == FILE_CREATE)
+			return -EEXIST;
+		if (c->disposition != FILE_OPEN &&
+		    c->disposition != FILE_OPEN_IF)
+			return -EINVAL;
+		*action = FILE_OPENED;
+		return 0;
+	}
+	err = vfs_lookup(*dir, leaf, len, obj);
+	if (err == 0) {
+		switch (c->disposition) {
+		case FILE_CREATE:
+			return -EEXIST;
+		case FILE_OPEN:
+		case FILE_OPEN_IF:
+			*action = FILE_OPENED;
+			return 0;
+		case FILE_SUPERSEDE:
+			*action = FILE_SUPERSEDED;
+			return 0;
+		default:
+			*action = FILE_OVERWRITTEN;
+			return 0;
+		}
+	}
+	if (err != -ENOENT)
+		return err;
+	if (c->disposition == FILE_OPEN || c->disposition == FILE_OVERWRITE)
+		return -ENOENT;
+	if (!t->acc.opts->rw)
+		return -EACCES;
+	sa.set_mode = true;
+	if (c->ctx.have_mode)
+		sa.mode = c->ctx.mode;
+	else
+		sa.mode = want_dir ? SMB2_DIR_MODE : SMB2_FILE_MODE;
+	if (!want_dir && (c->attrs & FILE_ATTRIBUTE_READONLY))
+		sa.mode &= ~0222u;
+	if (want_dir)
+		err = vfs_mkdir(*dir, leaf, len, &sa, obj);
+	else
+		err = vfs_create(*dir, leaf, len, VFS_CREATE_GUARDED, &sa,
+				 NULL, obj);
+	if (err)
+		return err;
+	*action = FILE_CREATED;
+	return 0;
+}
+
+/* The type of @a against what the options ask (MS-FSA 2.1.5.1.2). */
+static int create_type_check(const struct create_req *c,
+			     const struct vfs_attr *a)
+{
+	if (a->type == VFS_DIR) {
+		if (c->options & FILE_NON_DIRECTORY_FILE)
+			return -EISDIR;
+		if (c->disposition == FILE_SUPERSEDE ||
+		    c->disposition == FILE_OVERWRITE ||
+		    c->disposition == FILE_OVERWRITE_IF)
+			return -EINVAL;
+		return 0;
+	}
+	if (c->options & FILE_DIRECTORY_FILE)
+		return -ENOTDIR;
+	/* nasd never follows a symlink: opening one is refused unless the
+	 * client asks for the link itself (to delete or query it). */
+	if (a->type == VFS_LNK && !(c->options & FILE_OPEN_REPARSE_POINT))
+		return -EACCES;
+	if (a->type != VFS_REG && a->type != VFS_LNK)
+		return -EACCES;
+	return 0;
+}
+
+/*
+ * The access the open gets: the generic rights mapped, MAXIMUM_ALLOWED
+ * made the maximal access, nothing beyond it (MS-FSA 2.1.5.1.2.1).
+ */
+static uint32_t create_access(struct create_req *c, uint32_t maximal,
+			      bool created, uint32_t *granted)
+{
+	uint32_t want = smb2_access_map_generic(c->access);
+
+	if (want & ACCESS_SYSTEM_SECURITY)
+		return STATUS_PRIVILEGE_NOT_HELD;
+	/* Whoever created the file may use it as asked: the mode it was
+	 * given may already deny its creator (a read-only file). */
+	if (created)
+		maximal |= FILE_ALL_ACCESS;
+	if (want & MAXIMUM_ALLOWED)
+		want = (want & ~MAXIMUM_ALLOWED) | maximal;
+	if (want & ~maximal) {
+		log_msg(LL_DEBUG, "smb2: CREATE %s: access %#x beyond the "
+			"maximal %#x", c->path, want, maximal);
+		return STATUS_ACCESS_DENIED;
+	}
+	if ((c->options & FILE_DELETE_ON_CLOSE_OPT) && !(want & DELETE))
+		return STATUS_ACCESS_DENIED;
+	*granted = want;
+	return STATUS_SUCCESS;
+}
+
+/* The CREATE response body (§2.2.14) for @o, with the answered contexts. */
+static uint32_t create_reply(struct smb2_work *w, struct create_req *c,
+			     struct smb2_open *o, uint32_t action,
+			     const struct vfs_attr *a, uint32_t maximal)
+{
+	struct fscc_file_info fi;
+	struct smb2_buf *b = &w->rsp;
+	size_t fixed = b->pos, ctx_start;
+	uint32_t attrs;
+
+	smb2_file_info(o, c->path, a, &fi);
+	attrs = fi.attributes;
+	if (!sb_put_u16(b, 89) || !sb_put_u8(b, SMB2_OPLOCK_LEVEL_NONE) ||
+	    !sb_put_u8(b, 0) || !sb_put_u32(b, action) ||
+	    !sb_put_u64(b, fi.creation_time) ||
+	    !sb_put_u64(b, fi.last_access_time) ||
+	    !sb_put_u64(b, fi.last_write_time) ||
+	    !sb_put_u64(b, fi.change_time) ||
+	    !sb_put_u64(b, fi.allocation_size) ||
+	    !sb_put_u64(b, fi.end_of_file) || !sb_put_u32(b, attrs) ||
+	    !sb_put_u32(b, 0) || !sb_put_u64(b, o->persistent) ||
+	    !sb_put_u64(b, o->volatile_id) || !sb_put_u32(b, 0) ||
+	    !sb_put_u32(b, 0))
+		return STATUS_INSUFFICIENT_RESOURCES;
+	ctx_start = b->pos;
+	if (!smb2_create_ctx_reply(b, &c->ctx, a, maximal,
+				   vfs_export_id(vfs_obj_export(o->obj))))
+		return STATUS_INSUFFICIENT_RESOURCES;
+	if (b->pos > ctx_start) {
+		/* offsets count from the header, which w->rsp starts with */
+		put_le32(b->base + fixed + 80, (uint32_t)ctx_start);
+		put_le32(b->base + fixed + 84, (uint32_t)(b->pos - ctx_start));
+	} else {
+		/* an empty Buffer still has one byte (StructureSize 89) */
+		if (!sb_put_u8(b, 0))
+			return STATUS_INSUFFICIENT_RESOURCES;
+	}
+	return STATUS_SUCCESS;
+}
+
+uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
+{
+	struct smb2_tree *t = w->tree;
+	struct state_holder h = { .tag = STATE_HOLDER_SMB };
+	struct create_req c = { 0 };
+	struct vfs_obj *dir = NULL, *obj = NULL;
+	struct smb2_open *o = NULL;
+	struct vfs_attr a;
+	uint32_t st, action = FILE_OPENED, maximal, granted = 0;
+	bool created;
+	int err;
+
+	st = create_decode(w, body, &c);
+	if (st != STATUS_SUCCESS)
+		return st;
+	if (t->ipc)
+		return STATUS_OBJECT_NAME_NOT_FOUND; /* no named pipes */
+	if (c.ctx.reconnect)
+		return STATUS_OBJECT_NAME_NOT_FOUND; /* no durable handles */
+	if (c.ctx.timewarp)
+		return STATUS_OBJECT_NAME_NOT_FOUND; /* no snapshots */
+	if (c.ctx.have_eas)
+		return STATUS_EAS_NOT_SUPPORTED;
+	if (export_cred_apply(&t->acc.cred))
+		return STATUS_INTERNAL_ERROR;
+
+	err = create_resolve(t, &c, &dir, &obj, &action);
+	if (err)
+		goto out_err;
+	created = action == FILE_CREATED;
+	err = vfs_getattr(obj, &a);
+	if (!err)
+		err = create_type_check(&c, &a);
+	if (!err)
+		err = smb2_access_maximal(obj, &a, dir, &t->acc.cred,
+					  !t->acc.opts->rw, &maximal);
+	if (err)
+		goto out_err;
+	maximal &= t->maximal_access;
+	st = create_access(&c, maximal, created, &granted);
+	if (st != STATUS_SUCCESS)
+		goto out_put;
+	/* Overwriting needs write access, and a read-only file refuses
+	 * delete-on-close (MS-FSA 2.1.5.1.2.1). */
+	if ((action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) &&
+	    !(maximal & FILE_WRITE_DATA)) {
+		st = STATUS_ACCESS_DENIED;
+		goto out_put;
+	}
+	if ((c.options & FILE_DELETE_ON_CLOSE_OPT) && !created &&
+	    a.type != VFS_DIR && !(a.mode & 0222)) {
+		st = STATUS_CANNOT_DELETE;
+		goto out_put;
+	}
+
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		st = STATUS_INSUFFICIENT_RESOURCES;
+		goto out_put;
+	}
+	atomic_init(&o->refs, 1);
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_mutex_init(&o->dir_mu, NULL);
+	o->path = strdup(c.path);
+	o->sf = state_file_get(obj);
+	if (!o->path || !o->sf) {
+		st = STATUS_INSUFFICIENT_RESOURCES;
+		goto out_free;
+	}
+	h.id = o;
+	err = state_share_acquire(o->sf, &h, smb2_access_share_bits(granted),
+				  smb2_access_deny_bits(c.share));
+	if (err) {
+		state_file_put(o->sf);
+		o->sf = NULL;
+		goto out_free_err;
+	}
+	if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) {
+		struct vfs_sattr sa = { .set_size = true, .size = 0 };
+
+		err = vfs_setattr(obj, &sa);
+		if (!err)
+			err = vfs_getattr(obj, &a);
+		if (err)
+			goto out_release_err;
+	}
+	o->obj = obj;
+	obj = NULL;
+	o->access = granted;
+	o->share_access = c.share;
+	o->create_options = c.options;
+	o->is_dir = a.type == VFS_DIR;
+	o->delete_on_close = c.options & FILE_DELETE_ON_CLOSE_OPT;
+	smb2_tree_get(t);
+	o->tree = t;
+	err = smb2_open_add(w->sess, o);
+	if (err) {
+		st = err == -ENOSPC ? STATUS_INSUFFICIENT_RESOURCES
+				    : STATUS_USER_SESSION_DELETED;
+		goto out_close;
+	}
+	st = create_reply(w, &c, o, action, &a, maximal);
+	if (st != STATUS_SUCCESS)
+		goto out_close;
+	/* Related commands that follow name this open by the all-ones id. */
+	w->fid_persistent = o->persistent;
+	w->fid_volatile = o->volatile_id;
+	w->have_fid = true;
+	smb2_open_put(o);
+	if (dir)
+		vfs_obj_put(dir);
+	return STATUS_SUCCESS;
+
+out_release_err:
+	st = smb2_status(SMB2_CREATE, err);
+	state_share_release(o->sf, &h);
+	state_file_put(o->sf);
+	o->sf = NULL;
+	goto out_free;
+out_close:
+	/* The open owns obj, the tree and the share now: closing it
+	 * releases them, its last put frees it. */
+	smb2_open_close(w->sess, o);
+	smb2_open_put(o);
+	if (dir)
+		vfs_obj_put(dir);
+	return st;
+out_free_err:
+	st = smb2_status(SMB2_CREATE, err);
+out_free:
+	free(o->path);
+	pthread_mutex_destroy(&o->mu);
+	pthread_mutex_destroy(&o->dir_mu);
+	free(o);
+	goto out_put;
+out_err:
+	st = smb2_status(SMB2_CREATE, err);
+out_put:
+	if (obj)
+		vfs_obj_put(obj);
+	if (dir)
+		vfs_obj_put(dir);
+	return st;
+}

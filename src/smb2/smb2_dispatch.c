@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One SMB2 message (MS-SMB2 §3.3.5.2): the SMB1 upgrade, the header of
+ * each command of a compound (§3.3.5.2.7), credits (§3.3.5.2.3), the
+ * session and tree a command needs (§3.3.5.2.9, §3.3.5.2.11), signature
+ * verification (§3.3.5.2.4), dispatch by table, and the responses, built
+ * in the request's reply chain: one response after the other, each but
+ * the last padded to 8 bytes with its NextCommand set, each signed on its
+ * own (§3.3.4.1.1), so that compounds of any length never copy a
+ * response once written.
+ *
+ * What a protocol violation gets: a malformed header, a MessageId outside
+ * the credit window or reused, a NextCommand that does not point forward
+ * inside the message: the connection is closed (no answer can be matched
+ * to such a request). Everything else is a status in a valid response.
+ */
+#include "smb2/smb2_int.h"
+
+#include <string.h>
+
+#include "core/log.h"
+#include "smb2/smb2_session.h"
+#include "smb2/smb2_sign.h"
+#include "transport/transport.h"
+
+/* Room for the first response before it asks for more. */
+#define RSP_FIRST 4096
+
+const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
+	[SMB2_NEGOTIATE] = {
+		.name = "NEGOTIATE",
+		.inline_ok = true,
+		.structure_size = 36,
+		.rsp_max = 65 + 512 + 256,
+		.handle = smb2_cmd_negotiate,
+	},
+	[SMB2_SESSION_SETUP] = {
+		.name = "SESSION_SETUP",
+		.inline_ok = true,
+		.structure_size = 25,
+		.rsp_max = 9 + 1024,
+		.handle = smb2_cmd_session_setup,
+	},
+	[SMB2_LOGOFF] = {
+		.name = "LOGOFF",
+		.structure_size = 4,
+		.needs_session = true,
+		.rsp_max = 4,
+		.handle = smb2_cmd_logoff,
+	},
+	[SMB2_TREE_CONNECT] = {
+		.name = "TREE_CONNECT",
+		.inline_ok = true,
+		.structure_size = 9,
+		.needs_session = true,
+		.rsp_max = 16,
+		.handle = smb2_cmd_tree_connect,
+	},
+	[SMB2_TREE_DISCONNECT] = {
+		.name = "TREE_DISCONNECT",
+		.structure_size = 4,
+		.needs_session = true,
+		.needs_tree = true,
+		.rsp_max = 4,
+		.handle = smb2_cmd_tree_disconnect,
+	},
+	[SMB2_CREATE] = {
+		.name = "CREATE",
+		.structure_size = 57,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.rsp_max = 88 + 8 + 2 * 40,
+		.handle = smb2_cmd_create,
+	},
+	[SMB2_CLOSE] = {
+		.name = "CLOSE",
+		.structure_size = 24,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.rsp_max = 60,
+		.handle = smb2_cmd_close,
+	},
+	[SMB2_FLUSH] = {
+		.name = "FLUSH",
+		.structure_size = 24,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.rsp_max = 4,
+		.handle = smb2_cmd_flush,
+	},
+	[SMB2_READ] = {
+		.name = "READ",
+		.structure_size = 49,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.inline_ok = true,
+		.rsp_max = 16,
+		.handle = smb2_cmd_read,
+	},
+	[SMB2_WRITE] = {
+		.name = "WRITE",
+		.structure_size = 49,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.rsp_max = 16,
+		.handle = smb2_cmd_write,
+	},
+	[SMB2_LOCK] = {
+		.name = "LOCK",
+		.structure_size = 48,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.inline_ok = true,
+		.rsp_max = 4,
+		.handle = smb2_cmd_lock,
+	},
+	[SMB2_IOCTL] = {
+		.name = "IOCTL",
+		.structure_size = 57,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+	},
+	[SMB2_CANCEL] = {
+		.name = "CANCEL",
+		.structure_size = 4,
+	},
+	[SMB2_ECHO] = {
+		.name = "ECHO",
+		.inline_ok = true,
+		.structure_size = 4,
+		.rsp_max = 4,
+		.handle = smb2_cmd_echo,
+	},
+	[SMB2_QUERY_DIRECTORY] = {
+		.name = "QUERY_DIRECTORY",
+		.structure_size = 33,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.rsp_max = 8,
+		.handle = smb2_cmd_query_directory,
+	},
+	[SMB2_CHANGE_NOTIFY] = {
+		.name = "CHANGE_NOTIFY",
+		.structure_size = 32,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.inline_ok = true,
+		.rsp_max = 8,
+		.handle = smb2_cmd_change_notify,
+	},
+	[SMB2_QUERY_INFO] = {
+		.name = "QUERY_INFO",
+		.structure_size = 41,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.inline_ok = true,
+		.rsp_max = 8,
+		.handle = smb2_cmd_query_info,
+	},
+	[SMB2_SET_INFO] = {
+		.name = "SET_INFO",
+		.structure_size = 33,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+		.rsp_max = 2,
+		.handle = smb2_cmd_set_info,
+	},
+	[SMB2_OPLOCK_BREAK] = {
+		.name = "OPLOCK_BREAK",
+		.structure_size = 24,
+		.needs_session = true,
+		.needs_tree = true,
+		.uses_fid = true,
+	},
+};
+
+/*
+ * The header of the command at w->off (§2.2.1.2), and where the next one
+ * starts. False: not a header this server can answer (the connection
+ * closes).
+ */
+static bool header_parse(struct smb2_work *w)
+{
+	struct smb2_buf h;
+	uint32_t proto, status;
+	uint16_t ssize;
+	size_t left = w->msg.len - w->off;
+
+	if (left < SMB2_HDR_LEN || !sb_range(&w->msg, w->off, left, &h))
+		return false;
+	if (!sb_get_u32(&h, &proto) || proto != SMB2_PROTOCOL_ID ||
+	    !sb_get_u16(&h, &ssize) || ssize != SMB2_HDR_LEN ||
+	    !sb_get_u16(&h, &w->credit_charge) || !sb_get_u32(&h, &status) ||
+	    !sb_get_u16(&h, &w->command) ||
+	    !sb_get_u16(&h, &w->credit_request) ||
+	    !sb_get_u32(&h, &w->flags) || !sb_get_u32(&h, &w->next_command) ||
+	    !sb_get_u64(&h, &w->message_id))
+		return false;
+	if (w->flags & SMB2_FLAGS_ASYNC_COMMAND) {
+		if (!sb_get_u64(&h, &w->async_id))
+			return false;
+		w->tree_id = 0;
+		w->process_id = 0;
+	} else {
+		if (!sb_get_u32(&h, &w->process_id) ||
+		    !sb_get_u32(&h, &w->tree_id))
+			return false;
+		w->async_id = 0;
+	}
+	if (!sb_get_u64(&h, &w->session_id))
+		return false;
+	/* A response, or a command that points backwards or outside: the
+	 * stream cannot be trusted any more. */
+	if (w->flags & SMB2_FLAGS_SERVER_TO_REDIR)
+		return false;
+	if (w->next_command) {
+		if (w->next_command & 7 || w->next_command < SMB2_HDR_LEN ||
+		    w->next_command > left - SMB2_HDR_LEN)
+			return false;
+		w->cmd_len = w->next_command;
+	} else {
+		w->cmd_len = left;
+	}
+	return true;
+}
+
+/*
+ * Open a new reply segment of at least @cap bytes: the open one ends at
+ * the responses committed to it (w->seg_used).
+ */
+static bool seg_new(struct smb2_work *w, size_t cap)
+{
+	uint8_t *b;
+
+	if (cap < RSP_FIRST)
+		cap = RSP_FIRST;
+	b = req_reply_extend(w->req, w->seg_used, cap);
+	if (!b)
+		return false;
+	w->seg_base = b;
+	w->seg_cap = cap;
+	w->seg_used = 0;
+	return true;
+}
+
+bool smb2_rsp_room(struct smb2_work *w, size_t n)
+{
+	size_t done = w->rsp.pos;
+	uint8_t *old = w->rsp.base;
+
+	if (sb_remaining(&w->rsp) >= n)
+		return true;
+	/* One response stays contiguous (it is signed as one piece): what
+	 * it has so far moves to the new segment with it. */
+	if (!seg_new(w, done + n + 8))
+		return false;
+	memmove(w->seg_base, old, done);
+	sb_init(&w->rsp, w->seg_base, w->seg_cap);
+	w->rsp.pos = done;
+	return true;
+}
+
+/*
+ * Begin the response of the current command after the responses already
+ * committed: its header's 64 bytes are reserved (rsp_finish writes them
+ * once the status is known) and the body follows.
+ */
+static bool rsp_begin(struct smb2_work *w, uint32_t body_max)
+{
+	size_t need = SMB2_HDR_LEN + (size_t)body_max + 8;
+
+	if (w->seg_cap - w->seg_used < need && !seg_new(w, need))
+		return false;
+	sb_init(&w->rsp, w->seg_base + w->seg_used, w->seg_cap - w->seg_used);
+	return sb_put_zero(&w->rsp, SMB2_HDR_LEN);
+}
+
+/*
+ * The current response is complete: pad it to 8 bytes and point its
+ * NextCommand past the padding when another response follows (MS-SMB2
+ * §3.3.4.1.3), sign it, and commit it to the segment.
+ */
+static bool rsp_commit(struct smb2_work *w, bool more)
+{
+	if (more) {
+		if (w->rsp.pos & 7 && !smb2_rsp_room(w, 8))
+			return false;
+		if (!sb_pad_to(&w->rsp, 8, true))
+			return false;
+		put_le32(w->rsp.base + SMB2_HDR_NEXT_COMMAND,
+			 (uint32_t)w->rsp.pos);
+	}
+	smb2_preauth_response(w);
+	if (w->sign)
+		smb2_sign_response(w);
+	w->seg_used += w->rsp.pos;
+	return true;
+}
+
+/* The ERROR response body (§2.2.2): 8 bytes and the error data, at
+ * least one byte. */
+static bool rsp_error_body(struct smb2_work *w)
+{
+	w->rsp.pos = SMB2_HDR_LEN;
+	if (!sb_put_u16(&w->rsp, SMB2_ERROR_STRUCTURE_SIZE) ||
+	    !sb_put_u8(&w->rsp, 0) || !sb_put_u8(&w->rsp, 0) ||
+	    !sb_put_u32(&w->rsp, w->err_data_len))
+		return false;
+	if (!w->err_data_len)
+		return sb_put_u8(&w->rsp, 0);
+	return sb_put_bytes(&w->rsp, w->err_data, w->err_data_len);
+}
+
+void smb2_error_data_u32(struct smb2_work *w, uint32_t v)
+{
+	put_le32(w->err_data, v);
+	w->err_data_len = 4;
+}
+
+/* Statuses whose response carries the command's own body (§3.3.4.4). */
+static bool status_has_body(uint16_t cmd, uint32_t status)
+{
+	if (status == STATUS_SUCCESS)
+		return true;
+	switch (cmd) {
+	case SMB2_SESSION_SETUP:
+		return status == STATUS_MORE_PROCESSING_REQUIRED;
+	case SMB2_READ:
+	case SMB2_QUERY_INFO:
+	case SMB2_IOCTL:
+	case SMB2_QUERY_DIRECTORY:
+		return status == STATUS_BUFFER_OVERFLOW;
+	case SMB2_CHANGE_NOTIFY:
+		return status == STATUS_NOTIFY_ENUM_DIR;
+	default:
+		return false;
+	}
+}
+
+/*
+ * smb2_rsp_header() - write the response header of the current command
+ * (w->rsp starts with it) with @status; a status without a body of its
+ * own makes the body an ERROR response. Grants credits.
+ */
+void smb2_rsp_header(struct smb2_work *w, uint32_t status)
+{
+	uint8_t *h = w->rsp.base;
+	uint32_t flags = SMB2_FLAGS_SERVER_TO_REDIR;
+
+	if (!status_has_body(w->command, status))
+		rsp_error_body(w);
+	if (w->flags & SMB2_FLAGS_RELATED_OPERATIONS)
+		flags |= SMB2_FLAGS_RELATED_OPERATIONS;
+	w->err_data_len = 0;
+	w->granted = smb2_credit_grant(w->conn, w->credit_request,
+				       w->credit_charge);
+	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
+	put_le16(h + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
+	put_le16(h + SMB2_HDR_CREDIT_CHARGE, w->credit_charge);
+	put_le32(h + SMB2_HDR_STATUS, status);
+	put_le16(h + SMB2_HDR_COMMAND, w->command);
+	put_le16(h + SMB2_HDR_CREDIT, (uint16_t)w->granted);
+	put_le32(h + SMB2_HDR_FLAGS, flags);
+	put_le32(h + SMB2_HDR_NEXT_COMMAND, 0);
+	put_le64(h + SMB2_HDR_MESSAGE_ID, w->message_id);
+	if (status == STATUS_PENDING && w->async_id) {
+		/* The interim response of an operation gone asynchronous
+		 * (§3.3.4.2): its AsyncId, never signed. */
+		put_le32(h + SMB2_HDR_FLAGS, flags | SMB2_FLAGS_ASYNC_COMMAND);
+		put_le64(h + SMB2_HDR_ASYNC_ID, w->async_id);
+		w->sign = false;
+	} else {
+		put_le32(h + SMB2_HDR_PROCESS_ID, w->process_id);
+		put_le32(h + SMB2_HDR_TREE_ID, w->tree_id);
+	}
+	put_le64(h + SMB2_HDR_SESSION_ID, w->session_id);
+	memset(h + SMB2_HDR_SIGNATURE, 0, SMB2_SIGNATURE_LEN);
+	if (status == STATUS_USER_SESSION_DELETED &&
+	    (w->flags & SMB2_FLAGS_SIGNED) && !w->sign) {
+		/* No session, no key: a signed request's answer echoes its
+		 * flag and signature, which clients accept for this status
+		 * (as Samba and Windows send it). */
+		put_le32(h + SMB2_HDR_FLAGS,
+			 get_le32(h + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
+		memcpy(h + SMB2_HDR_SIGNATURE,
+		       w->msg.base + w->off + SMB2_HDR_SIGNATURE,
+		       SMB2_SIGNATURE_LEN);
+	}
+	w->last_status = status;
+}
+
+/*
+ * The session of the command (§3.3.5.2.9), related commands inheriting
+ * the previous one's. STATUS_SUCCESS with w->sess set, or the status to
+ * answer.
+ */
+static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
+{
+	struct smb2_session *s;
+	enum smb2_sess_state st;
+
+	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0) {
+		/* Inherit, and check again that it is still alive. */
+		if (!w->sess)
+			return STATUS_INVALID_PARAMETER;
+		w->session_id = w->sess->id;
+	} else {
+		smb2_session_put(w->sess);
+		w->sess = NULL;
+		if (!w->session_id)
+			return STATUS_USER_SESSION_DELETED;
+		w->sess = smb2_session_find(w->conn, w->session_id);
+		if (!w->sess)
+			return STATUS_USER_SESSION_DELETED;
+	}
+	s = w->sess;
+	pthread_mutex_lock(&s->mu);
+	st = s->dead ? SMB2_SESS_EXPIRED : s->state;
+	pthread_mutex_unlock(&s->mu);
+	if (st == SMB2_SESS_VALID)
+		return STATUS_SUCCESS;
+	if (w->command == SMB2_LOGOFF || w->command == SMB2_CLOSE ||
+	    w->command == SMB2_LOCK)
+		return STATUS_SUCCESS;
+	(void)cmd;
+	return st == SMB2_SESS_EXPIRED ? STATUS_NETWORK_SESSION_EXPIRED
+				       : STATUS_USER_SESSION_DELETED;
+}
+
+/* The tree of the command (§3.3.5.2.11). */
+static uint32_t find_tree(struct smb2_work *w)
+{
+	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0) {
+		if (!w->tree || atomic_load(&w->tree->dead))
+			return STATUS_NETWORK_NAME_DELETED;
+		w->tree_id = w->tree->id;
+		return STATUS_SUCCESS;
+	}
+	smb2_tree_put(w->tree);
+	w->tree = smb2_tree_find(w->sess, w->tree_id);
+	return w->tree ? STATUS_SUCCESS : STATUS_NETWORK_NAME_DELETED;
+}
+
+/*
+ * Run the current command; its response is left built in w->rsp. False:
+ * out of memory, or (w->deferred) it must run on a worker.
+ */
+static bool run_command(struct smb2_work *w)
+{
+	const struct smb2_cmd *cmd;
+	struct smb2_buf body;
+	uint16_t ssize;
+	uint32_t status;
+
+	cmd = w->command < SMB2_NCOMMANDS ? &smb2_cmds[w->command] : NULL;
+	if (w->req->nowait && cmd && cmd->handle && !cmd->inline_ok) {
+		w->deferred = true;
+		return false;
+	}
+	if (!rsp_begin(w, cmd && cmd->rsp_max ? cmd->rsp_max : 16))
+		return false;
+	w->sign = false;
+	if (!cmd || !cmd->name) {
+		status = STATUS_INVALID_PARAMETER;
+		goto out_finish;
+	}
+	/* The body: the bytes after the header, to the next command. */
+	if (!sb_range(&w->msg, w->off + SMB2_HDR_LEN,
+		      w->cmd_len - SMB2_HDR_LEN, &body) ||
+	    !sb_get_u16(&body, &ssize) || ssize != cmd->structure_size) {
+		status = STATUS_INVALID_PARAMETER;
+		goto out_finish;
+	}
+	body.pos = 0;
+	if (w->command != SMB2_NEGOTIATE && !w->conn->negotiated) {
+		status = STATUS_INVALID_PARAMETER;
+		goto out_finish;
+	}
+	if (cmd->needs_session || (w->flags & SMB2_FLAGS_SIGNED) ||
+	    (w->command == SMB2_ECHO && w->session_id)) {
+		status = find_session(w, cmd);
+		if (status != STATUS_SUCCESS)
+			goto out_finish;
+		status = smb2_sign_check_request(w);
+		if (status != STATUS_SUCCESS)
+			goto out_finish;
+		/* Decided now: the handler may end the session (LOGOFF)
+		 * and its response is still signed. */
+		w->sign = w->command != SMB2_SESSION_SETUP &&
+			  smb2_sign_wanted(w);
+	}
+	if (cmd->needs_tree) {
+		status = find_tree(w);
+		if (status != STATUS_SUCCESS)
+			goto out_finish;
+		/* Every command on a share runs as the tree's (squashed)
+		 * user, whichever thread runs it; fail closed. */
+		if (!w->tree->ipc && export_cred_apply(&w->tree->acc.cred)) {
+			status = STATUS_INTERNAL_ERROR;
+			goto out_finish;
+		}
+	}
+	if (!cmd->handle) {
+		status = STATUS_NOT_SUPPORTED;
+		goto out_finish;
+	}
+	w->req->defer = false;
+	status = cmd->handle(w, &body);
+	if (w->req->defer && w->req->nowait) {
+		/* It would block here (a READ missing the page cache): the
+		 * worker runs it again from its start. */
+		w->deferred = true;
+		return false;
+	}
+	/* §3.3.5.2.7.2: a related command after a failed one that had a
+	 * FileId fails with its status. */
+	if (cmd->uses_fid)
+		w->fid_error = smb2_status_is_error(status) ? status : 0;
+out_finish:
+	if (smb2_status_is_error(status))
+		log_debug("smb2: %s (mid %llu) -> %#x",
+			  cmd && cmd->name ? cmd->name : "?",
+			  (unsigned long long)w->message_id, status);
+	smb2_rsp_header(w, status);
+	return true;
+}
+
+/* Drop what the message's commands held. */
+static void work_release(struct smb2_work *w)
+{
+	smb2_session_put(w->sess);
+	w->sess = NULL;
+	smb2_tree_put(w->tree);
+	w->tree = NULL;
+}
+
+enum req_verdict smb2_process(struct req *r)
+{
+	struct smb2_conn *c = r->conn_priv;
+	struct smb2_work *w = r->proto;
+
+	if (!w) {
+		if (!r->msg_len)
+			return REQ_DROP; /* a NetBIOS keepalive */
+		if (r->msg_len < 4)
+			goto out_violation;
+		if (get_le32(r->msg) == SMB1_PROTOCOL_ID) {
+			if (smb2_smb1_negotiate(c, r, r->msg, r->msg_len))
+				return REQ_REPLY;
+			goto out_violation;
+		}
+		if (get_le32(r->msg) != SMB2_PROTOCOL_ID)
+			goto out_violation; /* TRANSFORM: not negotiated */
+		w = req_alloc(r, sizeof(*w));
+		if (!w)
+			return REQ_DROP;
+		r->proto = w;
+		w->req = r;
+		w->conn = c;
+		sb_init(&w->msg, r->msg, r->msg_len);
+		w->seg_base = req_reply_start(r, RSP_FIRST);
+		if (!w->seg_base)
+			return REQ_DROP;
+		w->seg_cap = RSP_FIRST;
+	} else if (w->deferred) {
+		/* On a worker now: the deferred command's header is
+		 * decoded and its credits taken; run it. */
+		w->deferred = false;
+		goto run;
+	}
+	for (;;) {
+		if (w->index >= SMB2_MAX_COMPOUND || !header_parse(w))
+			goto out_violation;
+		/* CANCEL takes no credit and gets no response. */
+		if (w->command == SMB2_CANCEL) {
+			smb2_cancel(w);
+			goto next;
+		}
+		if (!smb2_credit_take(c, w->message_id, w->credit_charge))
+			goto out_violation;
+run:
+		if (!run_command(w)) {
+			if (w->deferred)
+				return REQ_DEFER;
+			break; /* out of memory: what is done goes */
+		}
+		if (!rsp_commit(w, w->next_command != 0))
+			break;
+		w->answered = true;
+next:
+		if (!w->next_command)
+			break;
+		w->off += w->cmd_len;
+		w->index++;
+	}
+	req_reply_used(r, w->seg_used);
+	work_release(w);
+	if (!w->answered)
+		return REQ_DROP;
+	if (w->delay_ms && smb2_delay_reply(r, w->delay_ms))
+		return REQ_DROP;
+	return REQ_REPLY;
+
+out_violation:
+	if (w)
+		work_release(w);
+	log_ratelimited(LL_INFO, "smb2: malformed message or credit "
+			"violation, closing the connection");
+	transport_conn_shutdown(r->conn);
+	return REQ_DROP;
+}
+
+/*
+ * smb2_may_inline() - the transport's may_inline: may the message run
+ * on the event loop? By its first command (a wrong guess costs one
+ * deferral: run_command checks each command again).
+ */
+bool smb2_may_inline(void *conn_priv, const uint8_t *msg, size_t len)
+{
+	uint16_t cmd;
+
+	(void)conn_priv;
+	if (len < SMB2_HDR_LEN || get_le32(msg) != SMB2_PROTOCOL_ID)
+		return true; /* SMB1 upgrade, or closed at once */
+	cmd = get_le16(msg + SMB2_HDR_COMMAND);
+	return cmd < SMB2_NCOMMANDS && smb2_cmds[cmd].inline_ok;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SMB2 opens (smb2_open.h): the per-session table by volatile id, and
+ * what closing an open undoes. The FileId's persistent half is the
+ * volatile one as well (no durable handles in tier 1), checked on every
+ * lookup, so that a FileId from another open or session never matches.
+ */
+#include "smb2/smb2_open.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "smb2/smb2_async.h"
+#include "smb2/smb2_path.h"
+#include "smb2/smb2_session.h"
+#include "state/file_state.h"
+#include "vfs/vfs.h"
+
+static uint32_t bucket(uint64_t v)
+{
+	return (uint32_t)(v * 0x9e3779b97f4a7c15ull >> 50) %
+	       SMB2_OPEN_BUCKETS;
+}
+
+int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
+{
+	int ret = 0;
+	uint32_t b;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->dead) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	if (s->nopens >= SMB2_MAX_OPENS_PER_SESSION) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	if (!s->opens) {
+		s->opens = calloc(SMB2_OPEN_BUCKETS, sizeof(*s->opens));
+		if (!s->opens) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+	o->volatile_id = s->next_volatile++;
+	o->persistent = o->volatile_id;
+	b = bucket(o->volatile_id);
+	o->hnext = s->opens[b];
+	s->opens[b] = o;
+	s->nopens++;
+	smb2_open_get(o); /* the table's */
+out_unlock:
+	pthread_mutex_unlock(&s->mu);
+	return ret;
+}
+
+struct smb2_open *smb2_open_find(struct smb2_session *s, uint64_t persistent,
+				 uint64_t volatile_id)
+{
+	struct smb2_open *o = NULL;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->opens)
+		for (o = s->opens[bucket(volatile_id)]; o; o = o->hnext)
+			if (o->volatile_id == volatile_id)
+				break;
+	if (o && (o->persistent != persistent || atomic_load(&o->dead)))
+		o = NULL;
+	if (o)
+		smb2_open_get(o);
+	pthread_mutex_unlock(&s->mu);
+	return o;
+}
+
+char *smb2_open_path(struct smb2_open *o, struct req *r)
+{
+	size_t n;
+	char *p;
+
+	pthread_mutex_lock(&o->mu);
+	n = strlen(o->path) + 1;
+	p = r ? req_alloc_raw(r, n) : malloc(n);
+	if (p)
+		memcpy(p, o->path, n);
+	pthread_mutex_unlock(&o->mu);
+	return p;
+}
+
+void smb2_open_get(struct smb2_open *o)
+{
+	atomic_fetch_add(&o->refs, 1);
+}
+
+static void open_free(struct smb2_open *o)
+{
+	if (o->sf)
+		state_file_put(o->sf);
+	if (o->obj)
+		vfs_obj_put(o->obj);
+	smb2_tree_put(o->tree);
+	pthread_mutex_destroy(&o->mu);
+	pthread_mutex_destroy(&o->dir_mu);
+	free(o->path);
+	free(o->dir_pattern);
+	free(o);
+}
+
+void smb2_open_put(struct smb2_open *o)
+{
+	if (o && atomic_fetch_sub(&o->refs, 1) == 1)
+		open_free(o);
+}
+
+/* Unlink @o from @s's table; true when this call did (its reference). */
+static bool table_unlink(struct smb2_session *s, struct smb2_open *o)
+{
+	struct smb2_open **pp;
+	bool found = false;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->opens) {
+		for (pp = &s->opens[bucket(o->volatile_id)]; *pp;
+		     pp = &(*pp)->hnext) {
+			if (*pp == o) {
+				*pp = o->hnext;
+				s->nopens--;
+				found = true;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return found;
+}
+
+/*
+ * What the open held in the shared file state goes. Delete-on-close
+ * (MS-FSA 2.1.5.4): an open made with FILE_DELETE_ON_CLOSE marks the
+ * file delete-pending as it closes, and the close of the last SMB open
+ * of a marked file (whichever it is) deletes it.
+ */
+static int open_release(struct smb2_open *o)
+{
+	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
+	bool mark, del;
+	int ret = 0;
+
+	/* o->dead is set: a lock retried from a timer checks it under
+	 * o->mu, so after this no lock of this open appears any more. */
+	pthread_mutex_lock(&o->mu);
+	mark = o->delete_on_close;
+	o->delete_on_close = false;
+	pthread_mutex_unlock(&o->mu);
+	if (!o->sf)
+		return 0;
+	state_unlock_all(o->sf, &h);
+	if (mark)
+		state_delete_pending_set(o->sf, true);
+	del = state_share_release_last(o->sf, &h);
+	if (del) {
+		char *path = smb2_open_path(o, NULL);
+
+		ret = path ? smb2_path_remove(o->tree, path, o->obj) : -ENOMEM;
+		free(path);
+	}
+	return ret;
+}
+
+int smb2_open_close(struct smb2_session *s, struct smb2_open *o)
+{
+	bool linked = table_unlink(s, o);
+	int ret = 0;
+
+	/* Its pending CHANGE_NOTIFY and blocking LOCKs end first
+	 * (STATUS_NOTIFY_CLEANUP, STATUS_CANCELLED). */
+	smb2_async_end_open(s->conn, o);
+	/* Out of the table first: a concurrent closer never finds it again;
+	 * whichever marks it dead releases what it holds. */
+	if (!atomic_exchange(&o->dead, true))
+		ret = open_release(o);
+	if (linked)
+		smb2_open_put(o);
+	return ret;
+}
+
+/* Close every open of @s matching @t (NULL: all). */
+static void close_matching(struct smb2_session *s, struct smb2_tree *t)
+{
+	struct smb2_open *o;
+	uint32_t b;
+
+	for (;;) {
+		o = NULL;
+		pthread_mutex_lock(&s->mu);
+		for (b = 0; s->opens && b < SMB2_OPEN_BUCKETS && !o; b++)
+			for (o = s->opens[b]; o; o = o->hnext)
+				if (!t || o->tree == t)
+					break;
+		if (o)
+			smb2_open_get(o);
+		pthread_mutex_unlock(&s->mu);
+		if (!o)
+			return;
+		smb2_open_close(s, o);
+		smb2_open_put(o);
+	}
+}
+
+void smb2_open_close_all(struct smb2_session *s)
+{
+	close_matching(s, NULL);
+}
+
+void smb2_open_close_tree(struct smb2_session *s, struct smb2_tree *t)
+{
+	close_matching(s, t);
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * QUERY_INFO (MS-SMB2 §2.2.37, §2.2.38, §3.3.5.20): file, file system
+ * and security information of an open, encoded by fscc.h / sd.h into at
+ * most OutputBufferLength bytes of the response. The engine supplies what
+ * only it knows: the open's access, position and mode, delete-pending
+ * from the shared file state, the path, the share's name and volume.
+ */
+#include "smb2/smb2_int.h"
+
+#include <string.h>
+
+#include "smb2/fscc.h"
+#include "smb2/sd.h"
+#include "smb2/smb2_info.h"
+#include "smb2/smb2_open.h"
+#include "state/file_state.h"
+#include "vfs/vfs.h"
+
+/* The fixed part of the response body (§2.2.38) before the data. */
+#define QI_RSP_FIXED 8
+
+void smb2_file_info(struct smb2_open *o, const char *path,
+		    const struct vfs_attr *a, struct fscc_file_info *fi)
+{
+	const char *leaf = strrchr(path, '/');
+
+	leaf = leaf ? leaf + 1 : path;
+	fscc_file_info_from_attr(fi, a, 0);
+	if (fscc_name_hidden(leaf, strlen(leaf)))
+		fi->attributes |= FILE_ATTRIBUTE_HIDDEN;
+	fi->attributes = fscc_attributes_normalize(fi->attributes);
+	if (o->sf && state_delete_pending(o->sf)) {
+		fi->delete_pending = true;
+		if (fi->nlink)
+			fi->nlink--;
+	}
+}
+
+/* The FILE_MODE_INFORMATION flags of @o (MS-FSCC FileModeInformation). */
+static uint32_t open_mode(struct smb2_open *o)
+{
+	uint32_t m = o->create_options &
+		     (FILE_WRITE_THROUGH_OPT | FILE_SEQUENTIAL_ONLY_OPT |
+		      FILE_NO_INTERMEDIATE_BUFFERING_OPT |
+		      FILE_SYNCHRONOUS_IO_ALERT_OPT |
+		      FILE_SYNCHRONOUS_IO_NONALERT_OPT);
+
+	pthread_mutex_lock(&o->mu);
+	m = (m & ~FILE_WRITE_THROUGH_OPT) | o->mode_flags;
+	if (o->delete_on_close)
+		m |= FILE_DELETE_ON_CLOSE;
+	pthread_mutex_unlock(&o->mu);
+	return m;
+}
+
+/*
+ * An 8.3 name for @name (MS-FSCC 2.1.5.2.1), made up as Samba's
+ * "mangled names" does, since the store keeps none: a name that already
+ * is one, upper-cased; else up to five legal characters of the base, '~'
+ * and two characters of a hash of the whole name, and up to three of the
+ * extension. Deterministic, so that the same file always shows the same.
+ */
+static size_t short_name(const char *name, size_t len, char out[13])
+{
+	static const char legal[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "!#$%&'()-@^_`{}~";
+	static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	const char *dot = NULL;
+	uint32_t h = 2166136261u;
+	size_t i, n = 0, base, ext;
+	bool fits = len && len <= 12 && name[0] != '.';
+
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		h = (h ^ (uint8_t)c) * 16777619u;
+		if (c == '.') {
+			if (dot)
+				fits = false;
+			dot = name + i;
+		} else if (!strchr(legal, c >= 'a' && c <= 'z' ? c - 32 : c) ||
+			   !c) {
+			fits = false;
+		}
+	}
+	base = dot ? (size_t)(dot - name) : len;
+	ext = dot ? len - base - 1 : 0;
+	if (fits && base >= 1 && base <= 8 && ext <= 3) {
+		for (i = 0; i < len; i++)
+			out[i] = name[i] >= 'a' && name[i] <= 'z'
+					 ? (char)(name[i] - 32)
+					 : name[i];
+		return len;
+	}
+	for (i = 0; i < base && n < 5; i++) {
+		char c = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 32)
+							  : name[i];
+
+		if (c && c != '~' && strchr(legal, c))
+			out[n++] = c;
+	}
+	if (!n)
+		out[n++] = '_';
+	out[n++] = '~';
+	out[n++] = digits[h % 36];
+	out[n++] = digits[(h / 36) % 36];
+	if (ext) {
+		size_t e = 0;
+
+		out[n++] = '.';
+		for (i = base + 1; i < len && e < 3; i++) {
+			char c = name[i] >= 'a' && name[i] <= 'z'
+					 ? (char)(name[i] - 32)
+					 : name[i];
+
+			if (c && c != '.' && strchr(legal, c)) {
+				out[n++] = c;
+				e++;
+			}
+		}
+		if (!e)
+			n--;
+	}
+	return n;
+}
+
+/* FileAlternateNameInformation (MS-FSCC 2.4.5): the 8.3 name. */
+static uint32_t query_alt_name(struct smb2_work *w, struct smb2_open *o,
+			       struct smb2_buf *out)
+{
+	const char *path = smb2_open_path(o, w->req), *leaf;
+	char sn[13];
+	size_t n, i;
+
+	if (!path)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	if (!*path)
+		return STATUS_OBJECT_NAME_NOT_FOUND; /* the root has none */
+	leaf = strrchr(path, '/');
+	leaf = leaf ? leaf + 1 : path;
+	n = short_name(leaf, strlen(leaf), sn);
+	if (sb_remaining(out) < 4)
+		return STATUS_INFO_LENGTH_MISMATCH;
+	sb_put_u32(out, (uint32_t)(2 * n));
+	for (i = 0; i < n; i++)
+		if (!sb_put_u16(out, (uint8_t)sn[i]))
+			return STATUS_BUFFER_OVERFLOW;
+	return STATUS_SUCCESS;
+}
+
+/* The rights a file class needs (MS-FSA 2.1.5.12). */
+static uint32_t file_class_access(uint8_t cls)
+{
+	switch (cls) {
+	case FileBasicInformation:
+	case FileAllInformation:
+	case FileNetworkOpenInformation:
+	case FileAttributeTagInformation:
+		return FILE_READ_ATTRIBUTES;
+	case FileFullEaInformation:
+		return FILE_READ_EA;
+	default:
+		return 0;
+	}
+}
+
+static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
+			   uint8_t cls, struct smb2_buf *out)
+{
+	struct fscc_file_info fi;
+	struct fscc_query q = { 0 };
+	struct vfs_attr a;
+	uint32_t need = file_class_access(cls);
+	int err;
+
+	if (need && !(o->access & need))
+		return STATUS_ACCESS_DENIED;
+	switch (cls) {
+	case FileFullEaInformation:
+		/* EAs are not kept (FILE_SUPPORTS_EXTENDED_ATTRIBUTES is not
+		 * claimed): a file has none. */
+		return STATUS_NO_EAS_ON_FILE;
+	case FileAlternateNameInformation:
+		return query_alt_name(w, o, out);
+	default:
+		break;
+	}
+	err = vfs_getattr(o->obj, &a);
+	if (err)
+		return smb2_status(SMB2_QUERY_INFO, err);
+	q.path = smb2_open_path(o, w->req);
+	if (!q.path)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	q.path_len = strlen(q.path);
+	smb2_file_info(o, q.path, &a, &fi);
+	q.fi = &fi;
+	q.access = o->access;
+	pthread_mutex_lock(&o->mu);
+	q.position = o->position;
+	pthread_mutex_unlock(&o->mu);
+	q.mode = open_mode(o);
+	q.volume_serial = fscc_volume_serial(w->tree->export->id);
+	return fscc_ntstatus(fscc_query_file(cls, out, &q));
+}
+
+/* What a share claims of its volume (MS-FSCC 2.5.1). */
+uint32_t smb2_fs_attributes(const struct smb2_tree *t)
+{
+	struct fscc_fs_caps caps = { 0 };
+
+	caps.read_only = !t->acc.opts->rw;
+	return fscc_fs_attributes(&caps);
+}
+
+static uint32_t query_fs(struct smb2_work *w, struct smb2_open *o,
+			 uint8_t cls, struct smb2_buf *out)
+{
+	struct smb2_tree *t = w->tree;
+	struct fscc_fs_query q = { 0 };
+	struct vfs_statfs st;
+	struct vfs_attr root;
+	struct vfs_obj *r;
+	int err;
+
+	err = vfs_statfs(o->obj, &st);
+	if (err)
+		return smb2_status(SMB2_QUERY_INFO, err);
+	err = vfs_obj_root(t->export->vex, &r);
+	if (!err) {
+		err = vfs_getattr(r, &root);
+		vfs_obj_put(r);
+	}
+	if (err)
+		return smb2_status(SMB2_QUERY_INFO, err);
+	q.st = &st;
+	q.volume_creation_time = fscc_filetime_from_timespec(&root.ctime);
+	q.volume_serial = fscc_volume_serial(t->export->id);
+	q.label = t->export->wide.smb;
+	q.label_len = strlen(t->export->wide.smb);
+	q.fs_attributes = smb2_fs_attributes(t);
+	q.read_only = !t->acc.opts->rw;
+	/* ObjectId: the server's GUID with the export's id mixed in. */
+	memcpy(q.object_id, smb2_server_guid(), 16);
+	put_le32(q.object_id + 12,
+		 get_le32(q.object_id + 12) ^ t->export->id);
+	return fscc_ntstatus(fscc_query_fs(cls, out, &q));
+}
+
+static uint32_t query_security(struct smb2_work *w, struct smb2_open *o,
+			       uint32_t secinfo, struct smb2_buf *out)
+{
+	struct sd_unix u;
+	struct vfs_attr a;
+	size_t needed = 0;
+	enum fscc_status fs;
+	int err;
+
+	if ((secinfo & (OWNER_SECURITY_INFORMATION |
+			GROUP_SECURITY_INFORMATION |
+			DACL_SECURITY_INFORMATION)) &&
+	    !(o->access & READ_CONTROL))
+		return STATUS_ACCESS_DENIED;
+	if ((secinfo & SACL_SECURITY_INFORMATION) &&
+	    !(o->access & ACCESS_SYSTEM_SECURITY))
+		return STATUS_ACCESS_DENIED;
+	err = vfs_getattr(o->obj, &a);
+	if (err)
+		return smb2_status(SMB2_QUERY_INFO, err);
+	u.uid = a.uid;
+	u.gid = a.gid;
+	u.mode = a.mode;
+	u.is_dir = a.type == VFS_DIR;
+	fs = sd_enc_SECURITY_DESCRIPTOR(out, &u, secinfo, &needed);
+	if (fs == FSCC_BUFFER_TOO_SMALL) {
+		/* §3.3.5.20.3: the error data is the size needed. */
+		smb2_error_data_u32(w, (uint32_t)needed);
+		return STATUS_BUFFER_TOO_SMALL;
+	}
+	return fscc_ntstatus(fs);
+}
+
+uint32_t smb2_cmd_query_info(struct smb2_work *w, struct smb2_buf *body)
+{
+	struct smb2_buf out;
+	struct smb2_open *o;
+	uint16_t ssize, in_off;
+	uint8_t type, cls;
+	uint32_t out_len, in_len, secinfo, flags, st;
+	uint64_t p, v;
+	size_t fixed = w->rsp.pos, cap;
+
+	if (!sb_get_u16(body, &ssize) || !sb_get_u8(body, &type) ||
+	    !sb_get_u8(body, &cls) || !sb_get_u32(body, &out_len) ||
+	    !sb_get_u16(body, &in_off) || !sb_skip(body, 2) ||
+	    !sb_get_u32(body, &in_len) || !sb_get_u32(body, &secinfo) ||
+	    !sb_get_u32(body, &flags) || !sb_get_u64(body, &p) ||
+	    !sb_get_u64(body, &v))
+		return STATUS_INVALID_PARAMETER;
+	if (out_len > SMB2_MAX_IO ||
+	    (in_len && (size_t)in_off + in_len > w->cmd_len))
+		return STATUS_INVALID_PARAMETER;
+	st = smb2_open_lookup(w, p, v, &o);
+	if (st != STATUS_SUCCESS)
+		return st;
+	/* The data goes after the 8 fixed bytes, within out_len. */
+	cap = out_len < 65536 ? out_len : 65536;
+	if (type == SMB2_0_INFO_FILE && cls == FileStreamInformation)
+		cap = out_len < 4096 ? out_len : 4096;
+	if (!smb2_rsp_room(w, QI_RSP_FIXED + cap)) {
+		st = STATUS_INSUFFICIENT_RESOURCES;
+		goto out_put;
+	}
+	sb_init(&out, w->rsp.base + fixed + QI_RSP_FIXED, cap);
+	switch (type) {
+	case SMB2_0_INFO_FILE:
+		st = query_file(w, o, cls, &out);
+		break;
+	case SMB2_0_INFO_FILESYSTEM:
+		st = query_fs(w, o, cls, &out);
+		break;
+	case SMB2_0_INFO_SECURITY:
+		st = query_security(w, o, secinfo, &out);
+		break;
+	case SMB2_0_INFO_QUOTA:
+		st = STATUS_NOT_SUPPORTED;
+		break;
+	default:
+		st = STATUS_INVALID_PARAMETER;
+		break;
+	}
+	if (st == STATUS_SUCCESS || st == STATUS_BUFFER_OVERFLOW) {
+		sb_put_u16(&w->rsp, 9);
+		sb_put_u16(&w->rsp, SMB2_HDR_LEN + QI_RSP_FIXED);
+		sb_put_u32(&w->rsp, (uint32_t)out.pos);
+		w->rsp.pos += out.pos;
+		if (!out.pos)
+			sb_put_u8(&w->rsp, 0);
+	}
+out_put:
+	smb2_open_put(o);
+	return st;
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SET_INFO (MS-SMB2 §2.2.39, §2.2.40, §3.3.5.21; MS-FSA 2.1.5.15): the
+ * file classes a client sets (times and the read-only attribute, rename,
+ * hard link, delete disposition, position, mode, allocation, end of file)
+ * and the security descriptor (owner, group and mode), each checked
+ * against the open's granted access first. The input is decoded by
+ * fscc.h / sd.h; what it changes goes through the vfs as the tree's user,
+ * so the kernel has the last word on permissions.
+ */
+#include "smb2/smb2_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "smb2/fscc.h"
+#include "smb2/sd.h"
+#include "smb2/smb2_open.h"
+#include "smb2/smb2_path.h"
+#include "state/file_state.h"
+#include "vfs/vfs.h"
+
+#define SMB2_RENAME_NAME_MAX (VFS_PATH_MAX)
+
+static uint32_t set_basic(struct smb2_open *o, struct smb2_buf *in)
+{
+	struct fscc_set_basic sb;
+	struct vfs_sattr sa = { 0 };
+	struct vfs_attr a;
+	enum fscc_status fs;
+	int err;
+
+	if (!(o->access & FILE_WRITE_ATTRIBUTES))
+		return STATUS_ACCESS_DENIED;
+	fs = fscc_dec_FILE_BASIC_INFORMATION(in, o->is_dir, &sb);
+	if (fs != FSCC_OK)
+		return fscc_ntstatus(fs);
+	/* CreationTime and ChangeTime cannot be set on Linux (as Samba
+	 * without a stored birth time); FREEZE/THAW change nothing here. */
+	if (sb.last_access.op == FSCC_TIME_SET) {
+		sa.atime_how = VFS_TIME_CLIENT;
+		sa.atime = sb.last_access.ts;
+	}
+	if (sb.last_write.op == FSCC_TIME_SET) {
+		sa.mtime_how = VFS_TIME_CLIENT;
+		sa.mtime = sb.last_write.ts;
+	}
+	/* The read-only attribute is the mode's write bits (fscc.h). */
+	if (sb.attributes && !o->is_dir) {
+		err = vfs_getattr(o->obj, &a);
+		if (err)
+			return smb2_status(SMB2_SET_INFO, err);
+		if ((sb.attributes & FILE_ATTRIBUTE_READONLY) &&
+		    (a.mode & 0222)) {
+			sa.set_mode = true;
+			sa.mode = a.mode & ~0222u;
+		} else if (!(sb.attributes & FILE_ATTRIBUTE_READONLY) &&
+			   !(a.mode & 0222)) {
+			sa.set_mode = true;
+			sa.mode = a.mode | 0200u;
+		}
+	}
+	if (!sa.set_mode && sa.atime_how == VFS_TIME_DONT &&
+	    sa.mtime_how == VFS_TIME_DONT)
+		return STATUS_SUCCESS;
+	err = vfs_setattr(o->obj, &sa);
+	return err ? smb2_status(SMB2_SET_INFO, err) : STATUS_SUCCESS;
+}
+
+/* Is directory @d empty (nothing but "." and "..")? */
+static bool dirent_any(void *ctx, const struct vfs_dirent *de)
+{
+	bool *found = ctx;
+
+	if ((de->namelen == 1 && de->name[0] == '.') ||
+	    (de->namelen == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return true;
+	*found = true;
+	return false;
+}
+
+static int dir_empty(struct vfs_obj *d)
+{
+	bool found = false, eof;
+	int err = vfs_readdir(d, 0, dirent_any, &found, &eof);
+
+	if (err)
+		return err;
+	return found ? -ENOTEMPTY : 0;
+}
+
+/* MS-FSA 2.1.5.15.3: mark (or unmark) the file for deletion. */
+static uint32_t set_disposition(struct smb2_open *o, bool del, bool on_close)
+{
+	struct vfs_attr a;
+	int err;
+
+	if (!(o->access & DELETE))
+		return STATUS_ACCESS_DENIED;
+	if (del) {
+		if (vfs_obj_is_root(o->obj))
+			return STATUS_CANNOT_DELETE; /* the share root */
+		err = vfs_getattr(o->obj, &a);
+		if (err)
+			return smb2_status(SMB2_SET_INFO, err);
+		if (a.type != VFS_DIR && !(a.mode & 0222))
+			return STATUS_CANNOT_DELETE;
+		if (a.type == VFS_DIR) {
+			err = dir_empty(o->obj);
+			if (err)
+				return smb2_status(SMB2_SET_INFO, err);
+		}
+	}
+	if (on_close) {
+		pthread_mutex_lock(&o->mu);
+		o->delete_on_close = del;
+		pthread_mutex_unlock(&o->mu);
+	} else {
+		state_delete_pending_set(o->sf, del);
+	}
+	return STATUS_SUCCESS;
+}
+
+/*
+ * Where a rename or link goes: the target path's directory and leaf
+ * (MS-SMB2 §3.3.5.21.1: relative to the share root).
+ */
+static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
+			  bool rename, char **path, struct vfs_obj **dir,
+			  const char **leaf, size_t *leaflen, bool *replace)
+{
+	struct fscc_set_link l;
+	enum fscc_status fs;
+	char *name;
+	uint32_t st;
+	int err;
+
+	name = req_alloc_raw(w->req, SMB2_RENAME_NAME_MAX);
+	if (!name)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	fs = rename ? fscc_dec_FILE_RENAME_INFORMATION_TYPE_2(
+			      in, name, SMB2_RENAME_NAME_MAX, &l)
+		    : fscc_dec_FILE_LINK_INFORMATION_TYPE_2(
+			      in, name, SMB2_RENAME_NAME_MAX, &l);
+	if (fs != FSCC_OK)
+		return fscc_ntstatus(fs);
+	/* A stream rename (":name") is tier 2. */
+	if (l.name_len && l.name[0] == ':')
+		return STATUS_NOT_SUPPORTED;
+	st = smb2_path_from_utf8(w->req, l.name, l.name_len, path);
+	if (st != STATUS_SUCCESS)
+		return st;
+	if (!**path)
+		return STATUS_OBJECT_NAME_INVALID;
+	err = smb2_path_walk(w->tree, *path, dir, leaf, leaflen);
+	if (err)
+		return err == -ENOTDIR ? STATUS_OBJECT_PATH_NOT_FOUND
+				       : smb2_status(SMB2_SET_INFO, err);
+	*replace = l.replace_if_exists;
+	return STATUS_SUCCESS;
+}
+
+/*
+ * An existing target of a rename or link: refused unless the client asked
+ * to replace it, and never a directory or a file open without
+ * FILE_SHARE_DELETE (MS-FSA 2.1.5.15.11).
+ */
+static uint32_t target_check(struct vfs_obj *dir, const char *leaf,
+			     size_t len, struct vfs_obj *self, bool replace)
+{
+	struct vfs_obj *t;
+	uint32_t st = STATUS_SUCCESS;
+	int err;
+
+	err = vfs_lookup(dir, leaf, len, &t);
+	if (err == -ENOENT)
+		return STATUS_SUCCESS;
+	if (err)
+		return smb2_status(SMB2_SET_INFO, err);
+	if (t == self)
+		st = STATUS_SUCCESS; /* a change of case, or the same name */
+	else if (!replace)
+		st = STATUS_OBJECT_NAME_COLLISION;
+	else if (vfs_obj_type(t) == VFS_DIR)
+		st = STATUS_ACCESS_DENIED;
+	else if (state_may_delete(t))
+		st = STATUS_ACCESS_DENIED;
+	vfs_obj_put(t);
+	return st;
+}
+
+static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
+			   struct smb2_buf *in)
+{
+	struct vfs_obj *sdir = NULL, *tdir = NULL;
+	const char *sleaf, *tleaf;
+	size_t slen, tlen;
+	char *tpath, *spath, *copy, *old;
+	bool replace;
+	uint32_t st;
+	int err;
+
+	if (!(o->access & DELETE))
+		return STATUS_ACCESS_DENIED;
+	st = target_of(w, in, true, &tpath, &tdir, &tleaf, &tlen, &replace);
+	if (st != STATUS_SUCCESS)
+		return st;
+	spath = smb2_open_path(o, w->req);
+	err = spath ? smb2_path_walk(w->tree, spath, &sdir, &sleaf, &slen)
+		    : -ENOMEM;
+	if (err || !sleaf) {
+		st = err ? smb2_status(SMB2_SET_INFO, err)
+			 : STATUS_ACCESS_DENIED; /* the share root */
+		goto out_put;
+	}
+	st = target_check(tdir, tleaf, tlen, o->obj, replace);
+	if (st != STATUS_SUCCESS)
+		goto out_put;
+	copy = strdup(tpath);
+	if (!copy) {
+		st = STATUS_INSUFFICIENT_RESOURCES;
+		goto out_put;
+	}
+	err = vfs_rename(sdir, sleaf, slen, tdir, tleaf, tlen);
+	if (err) {
+		free(copy);
+		st = err == -ENOTEMPTY || err == -EEXIST
+			     ? STATUS_ACCESS_DENIED
+			     : smb2_status(SMB2_SET_INFO, err);
+		goto out_put;
+	}
+	pthread_mutex_lock(&o->mu);
+	old = o->path;
+	o->path = copy;
+	pthread_mutex_unlock(&o->mu);
+	free(old);
+	st = STATUS_SUCCESS;
+out_put:
+	if (sdir)
+		vfs_obj_put(sdir);
+	vfs_obj_put(tdir);
+	return st;
+}
+
+static uint32_t set_link(struct smb2_work *w, struct smb2_open *o,
+			 struct smb2_buf *in)
+{
+	struct vfs_obj *tdir;
+	const char *tleaf;
+	size_t tlen;
+	char *tpath;
+	bool replace;
+	uint32_t st;
+	int err;
+
+	if (o->is_dir)
+		return STATUS_FILE_IS_A_DIRECTORY;
+	st = target_of(w, in, false, &tpath, &tdir, &tleaf, &tlen, &replace);
+	if (st != STATUS_SUCCESS)
+		return st;
+	st = target_check(tdir, tleaf, tlen, o->obj, replace);
+	if (st == STATUS_SUCCESS) {
+		err = vfs_link(o->obj, tdir, tleaf, tlen);
+		if (err == -EEXIST && replace) {
+			err = vfs_remove(tdir, tleaf, tlen);
+			if (!err)
+				err = vfs_link(o->obj, tdir, tleaf, tlen);
+		}
+		if (err)
+			st = smb2_status(SMB2_SET_INFO, err);
+	}
+	vfs_obj_put(tdir);
+	return st;
+}
+
+static uint32_t set_size(struct smb2_open *o, uint64_t size, bool alloc)
+{
+	struct vfs_sattr sa = { .set_size = true, .size = size };
+	struct vfs_attr a;
+	int err;
+
+	if (!(o->access & FILE_WRITE_DATA))
+		return STATUS_ACCESS_DENIED;
+	if (o->is_dir)
+		return STATUS_INVALID_PARAMETER;
+	if (alloc) {
+		/* MS-FSA 2.1.5.15.1: an allocation below the end of file
+		 * truncates it; above, nothing is preallocated here. */
+		err = vfs_getattr(o->obj, &a);
+		if (err)
+			return smb2_status(SMB2_SET_INFO, err);
+		if (size >= a.size)
+			return STATUS_SUCCESS;
+	}
+	err = vfs_setattr(o->obj, &sa);
+	return err ? smb2_status(SMB2_SET_INFO, err) : STATUS_SUCCESS;
+}
+
+static uint32_t set_file(struct smb2_work *w, struct smb2_open *o,
+			 uint8_t cls, struct smb2_buf *in)
+{
+	enum fscc_status fs;
+	uint64_t v64;
+	uint32_t v32;
+	bool b;
+
+	switch (cls) {
+	case FileBasicInformation:
+		return set_basic(o, in);
+	case FileRenameInformation:
+		return set_rename(w, o, in);
+	case FileLinkInformation:
+		return set_link(w, o, in);
+	case FileDispositionInformation:
+		fs = fscc_dec_FILE_DISPOSITION_INFORMATION(in, &b);
+		return fs != FSCC_OK ? fscc_ntstatus(fs)
+				     : set_disposition(o, b, false);
+	case FileDispositionInformationEx:
+		fs = fscc_dec_FILE_DISPOSITION_INFORMATION_EX(in, &v32);
+		return fs != FSCC_OK
+			       ? fscc_ntstatus(fs)
+			       : set_disposition(o,
+						 v32 & FILE_DISPOSITION_DELETE,
+						 v32 & FILE_DISPOSITION_ON_CLOSE);
+	case FilePositionInformation:
+		fs = fscc_dec_FILE_POSITION_INFORMATION(in, &v64);
+		if (fs != FSCC_OK)
+			return fscc_ntstatus(fs);
+		pthread_mutex_lock(&o->mu);
+		o->position = v64;
+		pthread_mutex_unlock(&o->mu);
+		return STATUS_SUCCESS;
+	case FileModeInformation:
+		fs = fscc_dec_FILE_MODE_INFORMATION(in, &v32);
+		if (fs != FSCC_OK)
+			return fscc_ntstatus(fs);
+		pthread_mutex_lock(&o->mu);
+		o->mode_flags = v32 & FILE_WRITE_THROUGH;
+		pthread_mutex_unlock(&o->mu);
+		return STATUS_SUCCESS;
+	case FileAllocationInformation:
+		fs = fscc_dec_FILE_ALLOCATION_INFORMATION(in, &v64);
+		return fs != FSCC_OK ? fscc_ntstatus(fs)
+				     : set_size(o, v64, true);
+	case FileEndOfFileInformation:
+		fs = fscc_dec_FILE_END_OF_FILE_INFORMATION(in, &v64);
+		return fs != FSCC_OK ? fscc_ntstatus(fs)
+				     : set_size(o, v64, false);
+	case FileFullEaInformation:
+		return STATUS_EAS_NOT_SUPPORTED;
+	default:
+		return STATUS_INVALID_INFO_CLASS;
+	}
+}
+
+/* MS-SMB2 §3.3.5.21.3: owner, group and the mode a DACL says. */
+static uint32_t set_security(struct smb2_open *o, uint32_t secinfo,
+			     struct smb2_buf *in)
+{
+	struct sd_parsed sd;
+	struct vfs_sattr sa = { 0 };
+	struct vfs_attr a;
+	enum fscc_status fs;
+	int err;
+
+	if ((secinfo & (OWNER_SECURITY_INFORMATION |
+			GROUP_SECURITY_INFORMATION)) &&
+	    !(o->access & WRITE_OWNER))
+		return STATUS_ACCESS_DENIED;
+	if ((secinfo & DACL_SECURITY_INFORMATION) &&
+	    !(o->access & WRITE_DAC))
+		return STATUS_ACCESS_DENIED;
+	if ((secinfo & SACL_SECURITY_INFORMATION) &&
+	    !(o->access & ACCESS_SYSTEM_SECURITY))
+		return STATUS_ACCESS_DENIED;
+	err = vfs_getattr(o->obj, &a);
+	if (err)
+		return smb2_status(SMB2_SET_INFO, err);
+	fs = sd_dec_SECURITY_DESCRIPTOR(in, a.uid, a.gid, &sd);
+	if (fs != FSCC_OK)
+		return fscc_ntstatus(fs);
+	if ((secinfo & OWNER_SECURITY_INFORMATION) && sd.has_owner) {
+		if (!sd.owner_unix)
+			return STATUS_INVALID_OWNER;
+		if (sd.uid != a.uid) {
+			sa.set_uid = true;
+			sa.uid = sd.uid;
+		}
+	}
+	if ((secinfo & GROUP_SECURITY_INFORMATION) && sd.has_group) {
+		if (!sd.group_unix)
+			return STATUS_INVALID_PRIMARY_GROUP;
+		if (sd.gid != a.gid) {
+			sa.set_gid = true;
+			sa.gid = sd.gid;
+		}
+	}
+	/* The owner, group and Everyone classes of the DACL become the
+	 * mode; ACEs for other SIDs cannot be kept and are left out, as
+	 * Samba without stored ACLs does. */
+	if ((secinfo & DACL_SECURITY_INFORMATION) && sd.has_dacl) {
+		uint32_t mode = (a.mode & ~0777u) | (sd.mode & 0777u);
+
+		if (mode != a.mode) {
+			sa.set_mode = true;
+			sa.mode = mode;
+		}
+	}
+	if (!sa.set_uid && !sa.set_gid && !sa.set_mode)
+		return STATUS_SUCCESS;
+	err = vfs_setattr(o->obj, &sa);
+	return err ? smb2_status(SMB2_SET_INFO, err) : STATUS_SUCCESS;
+}
+
+uint32_t smb2_cmd_set_info(struct smb2_work *w, struct smb2_buf *body)
+{
+	struct smb2_open *o;
+	struct smb2_buf in;
+	uint16_t ssize, in_off;
+	uint8_t type, cls;
+	uint32_t in_len, secinfo, st;
+	uint64_t p, v;
+
+	if (!sb_get_u16(body, &ssize) || !sb_get_u8(body, &type) ||
+	    !sb_get_u8(body, &cls) || !sb_get_u32(body, &in_len) ||
+	    !sb_get_u16(body, &in_off) || !sb_skip(body, 2) ||
+	    !sb_get_u32(body, &secinfo) || !sb_get_u64(body, &p) ||
+	    !sb_get_u64(body, &v))
+		return STATUS_INVALID_PARAMETER;
+	if (in_len > SMB2_MAX_IO ||
+	    (in_len && (in_off < SMB2_HDR_LEN + 32 ||
+			(size_t)in_off + in_len > w->cmd_len ||
+			!sb_range(&w->msg, w->off + in_off, in_len, &in))))
+		return STATUS_INVALID_PARAMETER;
+	if (!in_len)
+		sb_init(&in, NULL, 0);
+	st = smb2_open_lookup(w, p, v, &o);
+	if (st != STATUS_SUCCESS)
+		return st;
+	if (!w->tree->acc.opts->rw) {
+		st = STATUS_ACCESS_DENIED;
+		goto out_put;
+	}
+	switch (type) {
+	case SMB2_0_INFO_FILE:
+		st = set_file(w, o, cls, &in);
+		break;
+	case SMB2_0_INFO_SECURITY:
+		st = set_security(o, secinfo, &in);
+		break;
+	case SMB2_0_INFO_FILESYSTEM:
+	case SMB2_0_INFO_QUOTA:
+		st = STATUS_NOT_SUPPORTED;
+		break;
+	default:
+		st = STATUS_INVALID_PARAMETER;
+		break;
+	}
+	if (st == STATUS_SUCCESS && !sb_put_u16(&w->rsp, 2))
+		st = STATUS_INSUFFICIENT_RESOURCES;
+out_put:
+	smb2_open_put(o);
+	return st;
+}
