@@ -29,7 +29,9 @@
 #include "rpc/rpc.h"
 #include "rpc/rpcb_clnt.h"
 #include "server/control.h"
+#include "server/smb_setup.h"
 #include "server/user_cmd.h"
+#include "smb2/smb2.h"
 #include "transport/transport.h"
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
@@ -55,6 +57,15 @@ struct options {
 	const char *metrics;
 	struct transport_limits lim; /* --max-conns ... --max-sendq */
 	uint32_t max_open_files;
+	const char *smb_listens[MAX_SPECS]; /* --smb-listen; "0": no SMB */
+	unsigned int nsmb_listens;
+	const char *shares[MAX_SPECS];      /* --share NAME=PATH[:OPTS] */
+	unsigned int nshares;
+};
+
+/* SMB settings (--smb-signing, --smb-2.0.2); the rest at start. */
+static struct smb2_config smb_cfg = {
+	.signing_required = true,
 };
 
 static struct options opt = {
@@ -86,6 +97,10 @@ enum {
 	OPT_RECORD_TIMEOUT,
 	OPT_MAX_SENDQ,
 	OPT_MAX_OPEN_FILES,
+	OPT_SMB_LISTEN,
+	OPT_SHARE,
+	OPT_SMB_SIGNING,
+	OPT_SMB_202,
 };
 
 /* NFSv4 settings (--lease-time, --grace-time, --v4-domain, --max-ops). */
@@ -142,6 +157,10 @@ static const struct option long_opts[] = {
 	{ "record-timeout", required_argument, NULL, OPT_RECORD_TIMEOUT },
 	{ "max-sendq", required_argument, NULL, OPT_MAX_SENDQ },
 	{ "max-open-files", required_argument, NULL, OPT_MAX_OPEN_FILES },
+	{ "smb-listen", required_argument, NULL, OPT_SMB_LISTEN },
+	{ "share", required_argument, NULL, OPT_SHARE },
+	{ "smb-signing", required_argument, NULL, OPT_SMB_SIGNING },
+	{ "smb-2.0.2", no_argument, NULL, OPT_SMB_202 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -202,6 +221,15 @@ static void usage(FILE *f)
 		"connection before it is\n"
 		"                            cut off (K/M/G; default 16M, "
 		"0 = no limit)\n"
+		"      --smb-listen ADDR[:PORT]  SMB2/3 listener (repeatable; "
+		"default\n"
+		"                            127.0.0.1:445; 0 turns SMB off)\n"
+		"      --share NAME=PATH[:OPTS]  export PATH as SMB share NAME "
+		"(as\n"
+		"                            --export PATH:OPTS,smb=NAME)\n"
+		"      --smb-signing required|optional  SMB signing "
+		"(default required)\n"
+		"      --smb-2.0.2           also offer the SMB 2.0.2 dialect\n"
 		"      --max-open-files N    objects in the open-file cache "
 		"(default 65536)\n"
 		"  -h, --help                this text\n"
@@ -396,6 +424,30 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			opt.lim.max_sendq = (uint32_t)b;
 			break;
+		case OPT_SMB_LISTEN:
+			if (opt.nsmb_listens == MAX_SPECS)
+				goto too_many;
+			opt.smb_listens[opt.nsmb_listens++] = optarg;
+			break;
+		case OPT_SHARE:
+			if (opt.nshares == MAX_SPECS ||
+			    opt.nexports == MAX_SPECS)
+				goto too_many;
+			if (!strchr(optarg, '='))
+				goto bad;
+			opt.shares[opt.nshares++] = optarg;
+			break;
+		case OPT_SMB_SIGNING:
+			if (!strcmp(optarg, "required"))
+				smb_cfg.signing_required = true;
+			else if (!strcmp(optarg, "optional"))
+				smb_cfg.signing_required = false;
+			else
+				goto bad;
+			break;
+		case OPT_SMB_202:
+			smb_cfg.allow_smb202 = true;
+			break;
 		case OPT_MAX_OPEN_FILES:
 			if (!parse_ulong(optarg, 1u << 24, &v) || v < 256)
 				goto bad;
@@ -433,7 +485,7 @@ static int default_export_file(char *file, size_t len, int *memfd)
 		"This is the nasd sample export.\n\n"
 		"nasd serves this directory when started without --export "
 		"or --config.\nIt is exported read-write to 127.0.0.1 only "
-		"(root_squash).\n";
+		"(root_squash), over NFS and as the SMB share \"export\".\n";
 	char dir[PATH_MAX], path[PATH_MAX + 16], line[PATH_MAX + 64];
 	int fd, n;
 
@@ -454,8 +506,8 @@ static int default_export_file(char *file, size_t len, int *memfd)
 			log_warn("cannot write %s: %s", path, strerror(errno));
 		close(fd);
 	}
-	n = snprintf(line, sizeof(line), "%s 127.0.0.1/32(rw,root_squash)\n",
-		     dir);
+	n = snprintf(line, sizeof(line),
+		     "%s 127.0.0.1/32(rw,root_squash,smb=export)\n", dir);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return -ENAMETOOLONG;
 	fd = memfd_create("nasd-default-exports", MFD_CLOEXEC);
@@ -470,6 +522,28 @@ static int default_export_file(char *file, size_t len, int *memfd)
 	return 0;
 }
 
+/*
+ * --share NAME=PATH[:OPTS]: the export PATH:OPTS published as SMB share
+ * NAME (the smb= option, validated by the export parser).
+ */
+static int share_spec(struct export_table *t, const char *share, char *err,
+		      size_t errlen)
+{
+	const char *eq = strchr(share, '='), *path = eq + 1;
+	const char *colon = strchr(path, ':');
+	const char *sep = !colon ? ":" : colon[1] ? "," : "";
+	char spec[PATH_MAX + 256];
+	int n;
+
+	n = snprintf(spec, sizeof(spec), "%s%ssmb=%.*s", path, sep,
+		     (int)(eq - share), share);
+	if (n < 0 || (size_t)n >= sizeof(spec)) {
+		(void)snprintf(err, errlen, "--share %s: too long", share);
+		return -ENAMETOOLONG;
+	}
+	return export_parse_spec(t, spec, err, errlen);
+}
+
 /* Build and open the export table from the options; NULL on error. */
 static struct export_table *load_exports(char *err, size_t errlen)
 {
@@ -481,7 +555,7 @@ static struct export_table *load_exports(char *err, size_t errlen)
 	err[0] = '\0';
 	if (opt.config) {
 		ret = export_parse_file(config_path, &t, err, errlen);
-	} else if (opt.nexports) {
+	} else if (opt.nexports || opt.nshares) {
 		t = export_table_new();
 		ret = t ? 0 : -ENOMEM;
 	} else {
@@ -498,6 +572,11 @@ static struct export_table *load_exports(char *err, size_t errlen)
 		goto out_err;
 	for (i = 0; i < opt.nexports; i++) {
 		ret = export_parse_spec(t, opt.exports[i], err, errlen);
+		if (ret < 0)
+			goto out_free;
+	}
+	for (i = 0; i < opt.nshares; i++) {
+		ret = share_spec(t, opt.shares[i], err, errlen);
 		if (ret < 0)
 			goto out_free;
 	}
@@ -671,8 +750,10 @@ static void reload_exports(void)
 	struct export_table *t;
 	char err[512];
 
-	if (!opt.config && !opt.nexports) {
-		log_info("SIGHUP: no --config or --export, nothing to reload");
+	smb_setup_reload();
+	if (!opt.config && !opt.nexports && !opt.nshares) {
+		log_info("SIGHUP: no --config or --export, no exports to "
+			 "reload");
 		return;
 	}
 	t = load_exports(err, sizeof(err));
@@ -764,6 +845,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (open_listeners(nfs, &nnfs) < 0)
+		return 1;
+	smb_cfg.state_dir = opt.state_dir;
+	if (smb_setup_start(&smb_cfg, opt.smb_listens, opt.nsmb_listens) < 0)
 		return 1;
 
 	/* rpcb_register() logs what it registered and what it left. */
