@@ -1,0 +1,146 @@
+#!/bin/bash
+# Samba's smbclient against nasd's SMB2/3 server, and the same files seen
+# over NFSv3 (libnfs): every dialect nasd offers, a 256 MiB put/get with
+# sha256, ls/allinfo/mkdir/rename/rm/rmdir, files created as the user's
+# mapped uid/gid, wrong passwords and unknown users refused, unknown
+# shares, a read-only export, an export whose client rules leave
+# 127.0.0.1 out. (Unsigned requests: test_smb_hostile.py.)
+# usage: test_smb_clients.sh NASD
+NASD=${1:?usage: $0 NASD}
+. "$(dirname "$0")/lib.sh"
+
+command -v smbclient >/dev/null ||
+	t_skip "smbclient not installed (apt-get install smbclient)"
+BIG_MB=${SMB_BIG_MB:-256}
+t_init smb_clients
+
+PORT=$(t_port 14450)
+SPORT=$(t_port $((PORT + 1)))
+EXP=$T_DIR/export
+RO=$T_DIR/ro
+NOPE=$T_DIR/nope
+S=$T_DIR/state
+mkdir -p "$EXP" "$RO" "$NOPE" "$S"
+chown 1234:1234 "$EXP"
+chmod 777 "$EXP"  # NFS writes as root, squashed to nobody
+echo "read only" >"$RO/r.txt"
+echo "s3cret-Pw" | "$NASD" user add alice --uid 1234 --gid 1234 \
+	--state-dir "$S" >/dev/null || t_die "user_add"
+
+# the third export's only client is 10.9.9.9
+cat >"$T_DIR/exports" <<EOF2
+$EXP 127.0.0.1(rw,root_squash,smb=share)
+$RO *(ro,smb=ro)
+$NOPE 10.9.9.9(rw,smb=nope)
+EOF2
+nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
+	--state-dir "$S" --smb-listen "127.0.0.1:$SPORT" \
+	--config "$T_DIR/exports" || t_finish
+
+# smb NAME SHARE CMDS [smbclient options...]: run smbclient's commands,
+# output in $out, exit status in $rc.
+smb() {
+	local share=$1 cmds=$2
+	shift 2
+	out=$(timeout 300 smbclient "//127.0.0.1/$share" -p "$SPORT" \
+		-U 'alice%s3cret-Pw' "$@" -c "$cmds" 2>&1)
+	rc=$?
+}
+
+# smb_ok NAME SHARE CMDS [opts]: the commands ran and no NT_STATUS error.
+smb_ok() {
+	local name=$1
+	shift
+	smb "$@"
+	if [ $rc -eq 0 ] && ! echo "$out" | grep -q NT_STATUS_; then
+		t_ok "$name"
+	else
+		t_fail "$name" "rc $rc: $(echo "$out" | tail -n 5 | tr '\n' '|')"
+	fi
+}
+
+# smb_status NAME STATUS SHARE CMDS [opts]: the output names STATUS.
+smb_status() {
+	local name=$1 want=$2
+	shift 2
+	smb "$@"
+	if echo "$out" | grep -q "$want"; then
+		t_ok "$name"
+	else
+		t_fail "$name" "no $want: rc $rc: $(echo "$out" | tail -n 5 | tr '\n' '|')"
+	fi
+}
+
+echo "hello smb" >"$T_DIR/small.txt"
+for d in SMB2_10 SMB3_00 SMB3_02 SMB3_11; do
+	smb_ok "dialect_${d}_put_ls" share \
+		"put $T_DIR/small.txt s-$d.txt; ls s-$d.txt" \
+		--option="client min protocol=$d" --option="client max protocol=$d"
+	echo "$out" | grep -q "s-$d.txt *A *10 " &&
+		t_ok "dialect_${d}_listed_size" ||
+		t_fail "dialect_${d}_listed_size" "$(echo "$out" | tr '\n' '|')"
+	t_eq "dialect_${d}_on_disk" "hello smb" "$(cat "$EXP/s-$d.txt" 2>&1)"
+done
+t_eq "created_as_mapped_ids" "1234:1234" "$(stat -c %u:%g "$EXP/s-SMB3_11.txt")"
+
+# big file both ways, checked byte for byte
+dd if=/dev/urandom of="$T_DIR/big.bin" bs=1M count="$BIG_MB" status=none
+want=$(sha256sum <"$T_DIR/big.bin" | cut -d' ' -f1)
+smb_ok "put_${BIG_MB}MiB" share "put $T_DIR/big.bin big.bin" -m SMB3
+t_log "$(echo "$out" | grep -o 'putting.*')"
+t_eq "put_${BIG_MB}MiB_sha256" "$want" "$(sha256sum <"$EXP/big.bin" | cut -d' ' -f1)"
+rm -f "$T_DIR/back.bin"
+smb_ok "get_${BIG_MB}MiB" share "get big.bin $T_DIR/back.bin" -m SMB3
+t_log "$(echo "$out" | grep -o 'getting.*')"
+t_eq "get_${BIG_MB}MiB_sha256" "$want" "$(sha256sum <"$T_DIR/back.bin" | cut -d' ' -f1)"
+rm -f "$T_DIR/big.bin" "$T_DIR/back.bin"
+
+# allinfo: size and the stream
+smb_ok "allinfo" share "allinfo big.bin"
+echo "$out" | grep -q "stream: \[::\$DATA\], $((BIG_MB * 1048576)) bytes" &&
+	t_ok "allinfo_stream_size" ||
+	t_fail "allinfo_stream_size" "$(echo "$out" | tr '\n' '|')"
+
+# the namespace
+smb_ok "mkdir" share "mkdir dir1; mkdir dir1\\sub"
+[ -d "$EXP/dir1/sub" ] && t_ok "mkdir_on_disk" || t_fail "mkdir_on_disk" "no dir1/sub"
+smb_ok "rename_into_dir" share "rename s-SMB3_11.txt dir1\\moved.txt"
+[ -f "$EXP/dir1/moved.txt" ] && [ ! -e "$EXP/s-SMB3_11.txt" ] &&
+	t_ok "rename_on_disk" || t_fail "rename_on_disk" "$(ls -R "$EXP")"
+smb_ok "ls_wildcard" share "ls dir1\\*.txt"
+echo "$out" | grep -q "moved.txt" && t_ok "ls_wildcard_lists" ||
+	t_fail "ls_wildcard_lists" "$(echo "$out" | tr '\n' '|')"
+smb_status "rmdir_not_empty" NT_STATUS_DIRECTORY_NOT_EMPTY share "rmdir dir1"
+smb_ok "rm_and_rmdir" share "rm dir1\\moved.txt; rmdir dir1\\sub; rmdir dir1"
+[ ! -e "$EXP/dir1" ] && t_ok "rmdir_on_disk" || t_fail "rmdir_on_disk" "dir1 still there"
+smb_status "get_missing" NT_STATUS_OBJECT_NAME_NOT_FOUND share "get nothere $T_DIR/x"
+
+# the same files over NFSv3
+if command -v nfs-cat >/dev/null; then
+	Q="?nfsport=$PORT&mountport=$PORT"
+	out=$(timeout 60 nfs-cat "nfs://127.0.0.1$EXP/s-SMB3_00.txt$Q" 2>&1)
+	t_eq "nfs_reads_smb_file" "hello smb" "$out"
+	echo "from nfs" >"$T_DIR/n.txt"
+	timeout 60 nfs-cp "$T_DIR/n.txt" "nfs://127.0.0.1$EXP/n.txt$Q" >/dev/null 2>&1
+	t_log "n.txt over NFS: $(stat -c "%a %U" "$EXP/n.txt" 2>&1)"
+	chmod 644 "$EXP/n.txt"
+	smb_ok "smb_reads_nfs_file" share "get n.txt $T_DIR/n.back"
+	t_eq "smb_reads_nfs_file_bytes" "from nfs" "$(cat "$T_DIR/n.back" 2>&1)"
+else
+	t_log "no nfs-cat: cross-protocol reads not checked"
+fi
+
+# refusals
+smb_status "wrong_password" NT_STATUS_LOGON_FAILURE share ls -U 'alice%wrong'
+smb_status "unknown_user" NT_STATUS_LOGON_FAILURE share ls -U 'mallory%s3cret-Pw'
+smb_status "no_anonymous" NT_STATUS_ACCESS_DENIED share ls -N -U ''
+smb_status "unknown_share" NT_STATUS_BAD_NETWORK_NAME nosuch ls
+smb_status "client_rules_leave_us_out" NT_STATUS_ACCESS_DENIED nope ls
+smb_ok "ro_share_read" ro "get r.txt $T_DIR/r.back"
+t_eq "ro_share_read_bytes" "read only" "$(cat "$T_DIR/r.back" 2>&1)"
+smb_status "ro_share_write" NT_STATUS_ACCESS_DENIED ro "put $T_DIR/small.txt w.txt"
+[ ! -e "$RO/w.txt" ] && t_ok "ro_share_nothing_written" ||
+	t_fail "ro_share_nothing_written" "w.txt exists"
+
+nasd_stop
+t_finish
