@@ -6,7 +6,8 @@ ASAN_BUILD ?= build-asan
 STATE_DIR ?= /var/lib/nasd
 DEB_PKGS = meson ninja-build gcc clang pkg-config libcmocka-dev libnfs-dev \
 	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2 \
-	cppcheck clang-tidy libssl-dev nettle-dev
+	cppcheck clang-tidy libssl-dev nettle-dev python3-impacket \
+	python3-cryptography
 
 .PHONY: all deps build run test test-unit test-asan clean format fuzz
 
@@ -36,8 +37,19 @@ build: deps $(BUILD)/build.ninja
 
 # Run the server in the foreground on the embedded default: a sample export
 # under $(STATE_DIR) served on 127.0.0.1 (NFS/MOUNT 2049, MOUNT 20048,
-# portmapper on 111 when no rpcbind is running).
+# portmapper on 111 when no rpcbind is running; SMB share "export" on 445).
+# The first run adds SMB user "sample" (uid/gid 65534, as root-squashed
+# NFS clients write) with a random password kept in
+# $(STATE_DIR)/sample-password (0600), and prints the smbclient line.
 run: build
+	@umask 077; mkdir -p $(STATE_DIR); \
+	if [ ! -s $(STATE_DIR)/sample-password ]; then \
+		pw=$$(head -c 12 /dev/urandom | base64 | tr -d '/+='); \
+		echo "$$pw" | $(BUILD)/nasd user add sample --uid 65534 \
+			--gid 65534 --state-dir $(STATE_DIR) && \
+		echo "$$pw" >$(STATE_DIR)/sample-password; \
+	fi; \
+	echo "SMB: smbclient //127.0.0.1/export -U sample%$$(cat $(STATE_DIR)/sample-password)"
 	$(BUILD)/nasd --foreground --portmap --state-dir $(STATE_DIR)
 
 # The whole suite: unit + integration tests, built normally and under
