@@ -146,6 +146,7 @@ int timer_arm(struct timer *t, uint64_t delay_ms, timer_fn fn, void *arg)
 	pthread_mutex_lock(&tm.mu);
 	if (tm.n == tm.cap) {
 		size_t cap = tm.cap ? tm.cap * 2 : 64;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 		struct timer **h = realloc(tm.heap, cap * sizeof(*h));
 
 		if (!h) {

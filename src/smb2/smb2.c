@@ -42,10 +42,10 @@ int smb2_init(const struct smb2_config *cfg)
 		return -EINVAL;
 	smb2_auth_cfg_init(&auth_cfg, config.users);
 	if (config.netbios_name)
-		snprintf(auth_cfg.nb_computer, sizeof(auth_cfg.nb_computer),
+		(void)snprintf(auth_cfg.nb_computer, sizeof(auth_cfg.nb_computer),
 			 "%s", config.netbios_name);
 	if (config.domain)
-		snprintf(auth_cfg.nb_domain, sizeof(auth_cfg.nb_domain), "%s",
+		(void)snprintf(auth_cfg.nb_domain, sizeof(auth_cfg.nb_domain), "%s",
 			 config.domain);
 	return statefile_random(config.state_dir, "smb2_guid", server_guid,
 				sizeof(server_guid));

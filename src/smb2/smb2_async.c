@@ -247,6 +247,7 @@ void smb2_cancel(struct smb2_work *w)
 	/* Only the session that started it may cancel it. */
 	if (a->session_id == w->session_id)
 		async_end(a, SMB2_ASYNC_CANCEL);
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): find_first's reference */
 	smb2_async_put(a);
 }
 
@@ -256,6 +257,7 @@ void smb2_async_end_open(struct smb2_conn *c, struct smb2_open *o)
 
 	while ((a = find_first(c, match_open, o)) != NULL) {
 		async_end(a, SMB2_ASYNC_CLOSED);
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): find_first's */
 		smb2_async_put(a);
 	}
 }
@@ -266,6 +268,7 @@ void smb2_async_end_session(struct smb2_conn *c, struct smb2_session *s)
 
 	while ((a = find_first(c, match_session, s)) != NULL) {
 		async_end(a, SMB2_ASYNC_CLOSED);
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): find_first's */
 		smb2_async_put(a);
 	}
 }
@@ -276,6 +279,7 @@ void smb2_async_end_all(struct smb2_conn *c)
 
 	while ((a = find_first(c, match_any, NULL)) != NULL) {
 		async_end(a, SMB2_ASYNC_GONE);
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): find_first's */
 		smb2_async_put(a);
 	}
 }

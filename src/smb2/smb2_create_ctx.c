@@ -131,8 +131,9 @@ uint32_t smb2_create_ctx_parse(struct smb2_buf *b, struct smb2_create_ctx *c)
 			c->reconnect = true;
 			break;
 		case CTX_ALSI:
+			if (!sb_get_u64(&data, &c->alloc_size))
+				return STATUS_INVALID_PARAMETER;
 			c->have_alloc = true;
-			c->alloc_size = get_le64(data.base);
 			break;
 		case CTX_MXAC:
 			c->max_access = true;

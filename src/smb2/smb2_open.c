@@ -37,6 +37,7 @@ int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 		goto out_unlock;
 	}
 	if (!s->opens) {
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 		s->opens = calloc(SMB2_OPEN_BUCKETS, sizeof(*s->opens));
 		if (!s->opens) {
 			ret = -ENOMEM;
@@ -203,6 +204,7 @@ static void close_matching(struct smb2_session *s, struct smb2_tree *t)
 		if (!o)
 			return;
 		smb2_open_close(s, o);
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): our reference */
 		smb2_open_put(o);
 	}
 }

@@ -61,6 +61,13 @@ static uint32_t open_mode(struct smb2_open *o)
  * and two characters of a hash of the whole name, and up to three of the
  * extension. Deterministic, so that the same file always shows the same.
  */
+static char ascii_upper(char c)
+{
+	if (c >= 'a' && c <= 'z')
+		c = (char)(c - 'a' + 'A');
+	return c;
+}
+
 static size_t short_name(const char *name, size_t len, char out[13])
 {
 	static const char legal[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -88,14 +95,11 @@ static size_t short_name(const char *name, size_t len, char out[13])
 	ext = dot ? len - base - 1 : 0;
 	if (fits && base >= 1 && base <= 8 && ext <= 3) {
 		for (i = 0; i < len; i++)
-			out[i] = name[i] >= 'a' && name[i] <= 'z'
-					 ? (char)(name[i] - 32)
-					 : name[i];
+			out[i] = ascii_upper(name[i]);
 		return len;
 	}
 	for (i = 0; i < base && n < 5; i++) {
-		char c = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 32)
-							  : name[i];
+		char c = ascii_upper(name[i]);
 
 		if (c && c != '~' && strchr(legal, c))
 			out[n++] = c;
@@ -110,9 +114,7 @@ static size_t short_name(const char *name, size_t len, char out[13])
 
 		out[n++] = '.';
 		for (i = base + 1; i < len && e < 3; i++) {
-			char c = name[i] >= 'a' && name[i] <= 'z'
-					 ? (char)(name[i] - 32)
-					 : name[i];
+			char c = ascii_upper(name[i]);
 
 			if (c && c != '.' && strchr(legal, c)) {
 				out[n++] = c;

@@ -177,7 +177,7 @@ void smb2_session_teardown(struct smb2_session *s)
 	struct smb2_conn *c = s->conn;
 	struct smb2_session **pp;
 	struct smb2_tree *trees;
-	bool listed = false;
+	bool listed = false, tabled;
 
 	pthread_mutex_lock(&s->mu);
 	if (s->dead) {
@@ -201,8 +201,6 @@ void smb2_session_teardown(struct smb2_session *s)
 		t->dead = true;
 		smb2_tree_put(t); /* the session's */
 	}
-	if (table_unlink(s))
-		smb2_session_put(s);
 	pthread_mutex_lock(&c->mu);
 	for (pp = &c->sessions; *pp; pp = &(*pp)->conn_next) {
 		if (*pp == s) {
@@ -213,7 +211,13 @@ void smb2_session_teardown(struct smb2_session *s)
 		}
 	}
 	pthread_mutex_unlock(&c->mu);
+	/* Unlinked from both before either reference goes: @s stays valid
+	 * until the last put, whoever holds the others. */
+	tabled = table_unlink(s);
 	if (listed)
+		smb2_session_put(s);
+	if (tabled)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): a second ref */
 		smb2_session_put(s);
 }
 

@@ -168,7 +168,7 @@ static uint32_t setup_done(struct smb2_work *w, struct smb2_auth *a,
 		OPENSSL_cleanse(key, sizeof(key));
 		return STATUS_LOGON_FAILURE;
 	}
-	snprintf(s->user, sizeof(s->user), "%s", user);
+	(void)snprintf(s->user, sizeof(s->user), "%s", user); /* truncates */
 	s->uid = smb2_auth_uid(a);
 	s->gid = smb2_auth_gid(a);
 	s->ngroups = 0;

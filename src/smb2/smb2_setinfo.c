@@ -135,6 +135,11 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 	uint32_t st;
 	int err;
 
+	*path = NULL;
+	*dir = NULL;
+	*leaf = NULL;
+	*leaflen = 0;
+	*replace = false;
 	name = req_alloc_raw(w->req, SMB2_RENAME_NAME_MAX);
 	if (!name)
 		return STATUS_INSUFFICIENT_RESOURCES;
@@ -142,8 +147,10 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 			      in, name, SMB2_RENAME_NAME_MAX, &l)
 		    : fscc_dec_FILE_LINK_INFORMATION_TYPE_2(
 			      in, name, SMB2_RENAME_NAME_MAX, &l);
-	if (fs != FSCC_OK)
-		return fscc_ntstatus(fs);
+	if (fs != FSCC_OK) {
+		st = fscc_ntstatus(fs);
+		return st != STATUS_SUCCESS ? st : STATUS_INVALID_PARAMETER;
+	}
 	/* A stream rename (":name") is tier 2. */
 	if (l.name_len && l.name[0] == ':')
 		return STATUS_NOT_SUPPORTED;
@@ -156,6 +163,11 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 	if (err)
 		return err == -ENOTDIR ? STATUS_OBJECT_PATH_NOT_FOUND
 				       : smb2_status(SMB2_SET_INFO, err);
+	if (!*leaf) { /* the share root */
+		vfs_obj_put(*dir);
+		*dir = NULL;
+		return STATUS_OBJECT_NAME_INVALID;
+	}
 	*replace = l.replace_if_exists;
 	return STATUS_SUCCESS;
 }
@@ -181,9 +193,7 @@ static uint32_t target_check(struct vfs_obj *dir, const char *leaf,
 		st = STATUS_SUCCESS; /* a change of case, or the same name */
 	else if (!replace)
 		st = STATUS_OBJECT_NAME_COLLISION;
-	else if (vfs_obj_type(t) == VFS_DIR)
-		st = STATUS_ACCESS_DENIED;
-	else if (state_may_delete(t))
+	else if (vfs_obj_type(t) == VFS_DIR || state_may_delete(t))
 		st = STATUS_ACCESS_DENIED;
 	vfs_obj_put(t);
 	return st;
