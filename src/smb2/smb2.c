@@ -36,6 +36,7 @@ const struct smb2_auth_cfg *smb2_auth_config(void)
 int smb2_init(const struct smb2_config *cfg)
 {
 	config = *cfg;
+	smb2_stats_init();
 	if (!config.max_credits || config.max_credits > SMB2_MAX_CREDITS)
 		config.max_credits = SMB2_MAX_CREDITS;
 	if (!config.state_dir || !config.users)

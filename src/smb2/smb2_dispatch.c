@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/stats.h"
 #include "smb2/smb2_session.h"
 #include "smb2/smb2_sign.h"
 #include "transport/transport.h"
@@ -452,6 +453,20 @@ static uint32_t find_tree(struct smb2_work *w)
 	return w->tree ? STATUS_SUCCESS : STATUS_NETWORK_NAME_DELETED;
 }
 
+/* Each command's counter slot in `nasd stats` ("smb2", 2, command),
+ * plus one (0: not counted). */
+static int cmd_slot[SMB2_NCOMMANDS];
+
+void smb2_stats_init(void)
+{
+	uint16_t i;
+
+	for (i = 0; i < SMB2_NCOMMANDS; i++)
+		if (smb2_cmds[i].name)
+			cmd_slot[i] = 1 + stats_slot_add("smb2", 2, i,
+							 smb2_cmds[i].name);
+}
+
 /*
  * Run the current command; its response is left built in w->rsp. False:
  * out of memory, or (w->deferred) it must run on a worker.
@@ -460,6 +475,7 @@ static bool run_command(struct smb2_work *w)
 {
 	const struct smb2_cmd *cmd;
 	struct smb2_buf body;
+	uint64_t t0 = stats_clock_ns();
 	uint16_t ssize;
 	uint32_t status;
 
@@ -532,6 +548,10 @@ out_finish:
 		log_debug("smb2: %s (mid %llu) -> %#x",
 			  cmd && cmd->name ? cmd->name : "?",
 			  (unsigned long long)w->message_id, status);
+	if (cmd)
+		stats_call_done(cmd_slot[w->command] - 1, t0, false,
+				smb2_status_is_error(status) &&
+					status != STATUS_MORE_PROCESSING_REQUIRED);
 	smb2_rsp_header(w, status);
 	return true;
 }

@@ -282,6 +282,8 @@ const uint8_t *smb2_server_guid(void);
 
 /* smb2_dispatch.c */
 extern const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS];
+/* smb2_stats_init() - give each command a counter in `nasd stats`. */
+void smb2_stats_init(void);
 enum req_verdict smb2_process(struct req *r);
 bool smb2_may_inline(void *conn_priv, const uint8_t *msg, size_t len);
 /*
