@@ -49,6 +49,9 @@ struct export_wide {
 	/* SMB: the share name this export is published as (smb=NAME; ""
 	 * = not shared over SMB). Compared case-insensitively. */
 	char smb[EXPORT_SHARE_NAME_MAX + 1];
+	/* SMB: names match exactly (smb_case=sensitive), not ignoring case
+	 * as Windows and Samba do (smb_case=insensitive, the default). */
+	bool smb_case_sensitive;
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

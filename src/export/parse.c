@@ -163,6 +163,20 @@ static int wide_parse_smb(struct export_wide *w, const char *val,
 	return 0;
 }
 
+/* smb_case=insensitive|sensitive: how SMB names find files. */
+static int wide_parse_smb_case(struct export_wide *w, const char *val,
+			       const struct export_ctx *c)
+{
+	if (strcmp(val, "insensitive") == 0)
+		w->smb_case_sensitive = false;
+	else if (strcmp(val, "sensitive") == 0)
+		w->smb_case_sensitive = true;
+	else
+		return export_err(c, "bad smb_case value '%s' (insensitive "
+				  "or sensitive)", val);
+	return 0;
+}
+
 /*
  * Export-wide options, one row each: .parse sets
  * the option's field of struct export_wide from the value as written;
@@ -201,6 +215,11 @@ static const struct wide_opt wide_opts[] = {
 		.name = "smb",
 		.parse = wide_parse_smb,
 		WIDE_FIELD(smb),
+	},
+	{
+		.name = "smb_case",
+		.parse = wide_parse_smb_case,
+		WIDE_FIELD(smb_case_sensitive),
 	},
 };
 

@@ -191,7 +191,7 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 		*action = FILE_OPENED;
 		return 0;
 	}
-	err = vfs_lookup(*dir, leaf, len, obj);
+	err = smb2_path_lookup(t, *dir, leaf, len, obj, NULL, NULL);
 	if (err == 0) {
 		switch (c->disposition) {
 		case FILE_CREATE:

@@ -23,6 +23,7 @@
 #include "smb2/fscc.h"
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
+#include "smb2/smb2_path.h"
 #include "smb2/utf16.h"
 #include "smb2/wildcard.h"
 #include "vfs/vfs.h"
@@ -36,6 +37,7 @@
 /* One query in progress: the output list and where it stands. */
 struct dir_fill {
 	struct smb2_open *o;
+	const struct smb2_tree *tree;
 	struct fscc_list list;
 	uint8_t cls;
 	bool single;
@@ -115,14 +117,21 @@ static bool dir_emit(void *ctx, const struct vfs_dirent *de)
 static int dir_literal(struct dir_fill *f, const uint8_t *pat, size_t plen,
 		       bool *eof)
 {
-	char name[VFS_NAME_MAX * 3 + 1];
-	size_t n;
+	char name[VFS_NAME_MAX * 3 + 1], real[VFS_NAME_MAX * 3];
+	struct vfs_obj *e;
+	size_t n, reallen;
+	int err;
 
 	*eof = true;
 	if (utf16le_to_utf8(pat, plen, name, sizeof(name), &n, false) < 0 ||
 	    memchr(name, '/', n) || memchr(name, '\\', n))
 		return 0;
-	fill_one(f, name, n);
+	/* Listed under its name on disk, whatever case was asked for. */
+	err = smb2_path_lookup(f->tree, f->o->obj, name, n, &e, real, &reallen);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	vfs_obj_put(e);
+	fill_one(f, real, reallen);
 	return f->err;
 }
 
@@ -136,9 +145,11 @@ uint32_t smb2_cmd_query_directory(struct smb2_work *w, struct smb2_buf *body)
 	uint32_t index, out_len, st;
 	uint64_t p, v;
 	size_t fixed = w->rsp.pos;
-	bool restart, eof = false;
+	bool restart, eof = false, icase;
 	int err = 0;
 
+	icase = w->tree->export && !w->tree->export->wide.smb_case_sensitive;
+	f.tree = w->tree;
 	if (!sb_get_u16(body, &ssize) || !sb_get_u8(body, &cls) ||
 	    !sb_get_u8(body, &flags) || !sb_get_u32(body, &index) ||
 	    !sb_get_u64(body, &p) || !sb_get_u64(body, &v) ||
@@ -189,10 +200,10 @@ uint32_t smb2_cmd_query_directory(struct smb2_work *w, struct smb2_buf *body)
 		o->dir_pattern = wc;
 		/* No pattern: "*" (§3.3.5.18); a new one on a restart. */
 		if (name_len)
-			err = wildcard_compile(wc, pat.base, name_len, false);
+			err = wildcard_compile(wc, pat.base, name_len, icase);
 		else
 			err = wildcard_compile(wc, (const uint8_t *)"*\0", 2,
-					       false);
+					       icase);
 		if (err) {
 			free(wc);
 			o->dir_pattern = NULL;

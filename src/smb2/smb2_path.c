@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "smb2/smb2_fold.h"
 #include "smb2/utf16.h"
 #include "state/file_state.h"
 #include "vfs/vfs.h"
@@ -90,6 +91,15 @@ uint32_t smb2_path_from_utf8(struct req *r, const char *in, size_t len,
 	return path_check(p, len, out);
 }
 
+int smb2_path_lookup(const struct smb2_tree *t, struct vfs_obj *dir,
+		     const char *name, size_t len, struct vfs_obj **out,
+		     char *real, size_t *reallen)
+{
+	bool sensitive = !t->export || t->export->wide.smb_case_sensitive;
+
+	return smb2_fold_lookup(dir, name, len, sensitive, out, real, reallen);
+}
+
 int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
 		   const char **leaf, size_t *leaflen)
 {
@@ -107,7 +117,8 @@ int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
 		return 0;
 	}
 	while ((slash = strchr(p, '/')) != NULL) {
-		err = vfs_lookup(d, p, (size_t)(slash - p), &next);
+		err = smb2_path_lookup(t, d, p, (size_t)(slash - p), &next,
+				       NULL, NULL);
 		vfs_obj_put(d);
 		if (err)
 			return err == -ENOENT ? -ENOTDIR : err;
@@ -127,9 +138,10 @@ int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
 int smb2_path_remove(struct smb2_tree *t, const char *path,
 		     struct vfs_obj *obj)
 {
+	char real[VFS_NAME_MAX * 3];
 	struct vfs_obj *dir, *found;
 	const char *leaf;
-	size_t len;
+	size_t len, reallen;
 	int err;
 
 	if (!t->export)
@@ -148,7 +160,7 @@ int smb2_path_remove(struct smb2_tree *t, const char *path,
 	/* The name must still be this file's (the object cache gives one
 	 * object per file): a file renamed away, or replaced under the
 	 * name, is not the one to delete. */
-	err = vfs_lookup(dir, leaf, len, &found);
+	err = smb2_path_lookup(t, dir, leaf, len, &found, real, &reallen);
 	if (err)
 		goto out_put;
 	if (found != obj) {
@@ -161,9 +173,9 @@ int smb2_path_remove(struct smb2_tree *t, const char *path,
 	if (err)
 		goto out_put;
 	if (vfs_obj_type(obj) == VFS_DIR)
-		err = vfs_rmdir(dir, leaf, len);
+		err = vfs_rmdir(dir, real, reallen);
 	else
-		err = vfs_remove(dir, leaf, len);
+		err = vfs_remove(dir, real, reallen);
 out_put:
 	vfs_obj_put(dir);
 	return err;

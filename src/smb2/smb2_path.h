@@ -47,6 +47,16 @@ int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
 		   const char **leaf, size_t *leaflen);
 
 /*
+ * smb2_path_lookup() - entry @name (@len bytes) of @dir in *@out, matched
+ * as tree @t's share matches names (ignoring case unless smb_case=
+ * sensitive); its on-disk name in @real / *@reallen when @real is not
+ * NULL (VFS_NAME_MAX * 3 bytes). 0 or -errno.
+ */
+int smb2_path_lookup(const struct smb2_tree *t, struct vfs_obj *dir,
+		     const char *name, size_t len, struct vfs_obj **out,
+		     char *real, size_t *reallen);
+
+/*
  * smb2_path_remove() - remove the name @path of @t if it still names
  * @obj (a file or an empty directory), as the tree's squashed user.
  * 0 or -errno (-ENOENT when the name is gone or another file's).

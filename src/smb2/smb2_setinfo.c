@@ -177,14 +177,22 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
  * to replace it, and never a directory or a file open without
  * FILE_SHARE_DELETE (MS-FSA 2.1.5.15.11).
  */
-static uint32_t target_check(struct vfs_obj *dir, const char *leaf,
-			     size_t len, struct vfs_obj *self, bool replace)
+/*
+ * May @self take the name @leaf in @dir? The name in use there (matched
+ * as the share matches names) goes to @real / *@reallen, length 0 if
+ * none.
+ */
+static uint32_t target_check(const struct smb2_tree *tree, struct vfs_obj *dir,
+			     const char *leaf, size_t len,
+			     struct vfs_obj *self, bool replace, char *real,
+			     size_t *reallen)
 {
 	struct vfs_obj *t;
 	uint32_t st = STATUS_SUCCESS;
 	int err;
 
-	err = vfs_lookup(dir, leaf, len, &t);
+	*reallen = 0;
+	err = smb2_path_lookup(tree, dir, leaf, len, &t, real, reallen);
 	if (err == -ENOENT)
 		return STATUS_SUCCESS;
 	if (err)
@@ -202,9 +210,10 @@ static uint32_t target_check(struct vfs_obj *dir, const char *leaf,
 static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 			   struct smb2_buf *in)
 {
-	struct vfs_obj *sdir = NULL, *tdir = NULL;
+	char sreal[VFS_NAME_MAX * 3], treal[VFS_NAME_MAX * 3];
+	struct vfs_obj *sdir = NULL, *tdir = NULL, *cur = NULL;
 	const char *sleaf, *tleaf;
-	size_t slen, tlen;
+	size_t slen, tlen, sreallen = 0, treallen;
 	char *tpath, *spath, *copy, *old;
 	bool replace;
 	uint32_t st;
@@ -223,7 +232,20 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 			 : STATUS_ACCESS_DENIED; /* the share root */
 		goto out_put;
 	}
-	st = target_check(tdir, tleaf, tlen, o->obj, replace);
+	/* The source by its name on disk (the open's path is as the client
+	 * spelt it), and still this open's file. */
+	err = smb2_path_lookup(w->tree, sdir, sleaf, slen, &cur, sreal,
+			       &sreallen);
+	if (!err && cur != o->obj)
+		err = -ENOENT;
+	if (cur)
+		vfs_obj_put(cur);
+	if (err) {
+		st = smb2_status(SMB2_SET_INFO, err);
+		goto out_put;
+	}
+	st = target_check(w->tree, tdir, tleaf, tlen, o->obj, replace, treal,
+			  &treallen);
 	if (st != STATUS_SUCCESS)
 		goto out_put;
 	copy = strdup(tpath);
@@ -231,7 +253,23 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 		st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_put;
 	}
-	err = vfs_rename(sdir, sleaf, slen, tdir, tleaf, tlen);
+	/* Replacing a file whose name differs from the new one in case
+	 * only: onto its name (atomic), then to the new spelling. */
+	err = 0;
+	if (treallen && (treallen != tlen || memcmp(treal, tleaf, tlen)) &&
+	    !(sdir == tdir && sreallen == treallen &&
+	      !memcmp(sreal, treal, treallen))) {
+		err = vfs_rename(sdir, sreal, sreallen, tdir, treal, treallen);
+		if (!err) {
+			memcpy(sreal, treal, treallen);
+			sreallen = treallen;
+			vfs_obj_put(sdir);
+			vfs_obj_get(tdir);
+			sdir = tdir;
+		}
+	}
+	if (!err)
+		err = vfs_rename(sdir, sreal, sreallen, tdir, tleaf, tlen);
 	if (err) {
 		free(copy);
 		st = err == -ENOTEMPTY || err == -EEXIST
@@ -255,9 +293,10 @@ out_put:
 static uint32_t set_link(struct smb2_work *w, struct smb2_open *o,
 			 struct smb2_buf *in)
 {
+	char treal[VFS_NAME_MAX * 3];
 	struct vfs_obj *tdir;
 	const char *tleaf;
-	size_t tlen;
+	size_t tlen, treallen;
 	char *tpath;
 	bool replace;
 	uint32_t st;
@@ -268,11 +307,14 @@ static uint32_t set_link(struct smb2_work *w, struct smb2_open *o,
 	st = target_of(w, in, false, &tpath, &tdir, &tleaf, &tlen, &replace);
 	if (st != STATUS_SUCCESS)
 		return st;
-	st = target_check(tdir, tleaf, tlen, o->obj, replace);
+	st = target_check(w->tree, tdir, tleaf, tlen, o->obj, replace, treal,
+			  &treallen);
 	if (st == STATUS_SUCCESS) {
-		err = vfs_link(o->obj, tdir, tleaf, tlen);
+		err = treallen && replace ? -EEXIST
+					  : vfs_link(o->obj, tdir, tleaf, tlen);
 		if (err == -EEXIST && replace) {
-			err = vfs_remove(tdir, tleaf, tlen);
+			err = treallen ? vfs_remove(tdir, treal, treallen)
+				       : vfs_remove(tdir, tleaf, tlen);
 			if (!err)
 				err = vfs_link(o->obj, tdir, tleaf, tlen);
 		}

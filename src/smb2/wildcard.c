@@ -149,6 +149,41 @@ static long decode_name(const char *s, size_t len, uint32_t *out, size_t max,
 	return (long)n;
 }
 
+int wildcard_fold_utf8(const char *in, size_t len, char *out, size_t max,
+		       size_t *outlen)
+{
+	uint32_t cp[WILDCARD_NAME_MAX];
+	size_t i, n = 0;
+	long k;
+
+	pthread_once(&fold_once, fold_init);
+	k = decode_name(in, len, cp, WILDCARD_NAME_MAX, true);
+	if (k < 0)
+		return -EINVAL;
+	for (i = 0; i < (size_t)k; i++) {
+		uint32_t c = cp[i];
+		size_t need = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+
+		if (max - n < need)
+			return -ENAMETOOLONG;
+		if (need == 1) {
+			out[n++] = (char)c;
+			continue;
+		}
+		out[n + need - 1] = (char)(0x80 | (c & 0x3f));
+		if (need > 2)
+			out[n + need - 2] = (char)(0x80 | ((c >> 6) & 0x3f));
+		if (need > 3)
+			out[n + 1] = (char)(0x80 | ((c >> 12) & 0x3f));
+		out[n] = (char)(need == 2 ? 0xc0 | (c >> 6)
+			      : need == 3 ? 0xe0 | (c >> 12)
+					  : 0xf0 | (c >> 18));
+		n += need;
+	}
+	*outlen = n;
+	return 0;
+}
+
 static bool match_general(const struct wildcard *w, const uint32_t *s, size_t n)
 {
 	bool row_a[WILDCARD_MAX + 1], row_b[WILDCARD_MAX + 1];

@@ -66,6 +66,16 @@ int wildcard_compile(struct wildcard *w, const uint8_t *p, size_t len,
  */
 bool wildcard_match(const struct wildcard *w, const char *name, size_t len);
 
+/*
+ * wildcard_fold_utf8() - the UTF-8 name @in (@len bytes) with every code
+ * point folded as a case-insensitive pattern folds it, into @out (@max
+ * bytes, not NUL-terminated), its length in *@outlen: two names are equal
+ * ignoring case when their folds are. 0, -EINVAL (not strict UTF-8, or a
+ * NUL), -ENAMETOOLONG.
+ */
+int wildcard_fold_utf8(const char *in, size_t len, char *out, size_t max,
+		       size_t *outlen);
+
 /* wildcard_kind() - what @w is, for the engine's fast paths. */
 enum wildcard_kind wildcard_kind(const struct wildcard *w);
 

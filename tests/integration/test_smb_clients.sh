@@ -19,8 +19,10 @@ SPORT=$(t_port $((PORT + 1)))
 EXP=$T_DIR/export
 RO=$T_DIR/ro
 NOPE=$T_DIR/nope
+CS=$T_DIR/cs
 S=$T_DIR/state
-mkdir -p "$EXP" "$RO" "$NOPE" "$S"
+mkdir -p "$EXP" "$RO" "$NOPE" "$CS" "$S"
+echo cs >"$CS/r.txt"
 chown 1234:1234 "$EXP"
 chmod 777 "$EXP"  # NFS writes as root, squashed to nobody
 echo "read only" >"$RO/r.txt"
@@ -31,6 +33,7 @@ echo "s3cret-Pw" | "$NASD" user add alice --uid 1234 --gid 1234 \
 cat >"$T_DIR/exports" <<EOF2
 $EXP 127.0.0.1(rw,root_squash,smb=share)
 $RO *(ro,smb=ro)
+$CS *(ro,smb=cs,smb_case=sensitive)
 $NOPE 10.9.9.9(rw,smb=nope)
 EOF2
 nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
@@ -114,6 +117,31 @@ smb_status "rmdir_not_empty" NT_STATUS_DIRECTORY_NOT_EMPTY share "rmdir dir1"
 smb_ok "rm_and_rmdir" share "rm dir1\\moved.txt; rmdir dir1\\sub; rmdir dir1"
 [ ! -e "$EXP/dir1" ] && t_ok "rmdir_on_disk" || t_fail "rmdir_on_disk" "dir1 still there"
 smb_status "get_missing" NT_STATUS_OBJECT_NAME_NOT_FOUND share "get nothere $T_DIR/x"
+
+# names ignore case (smb_case=insensitive, the default) and keep the
+# case they were made with; a name made on disk after a miss is found
+smb_ok "case_put" share "put $T_DIR/small.txt MixedCase.TXT; mkdir CaseDir"
+smb_ok "case_get_other_case" share "get mixedcase.txt $T_DIR/case.back"
+t_eq "case_get_bytes" "hello smb" "$(cat "$T_DIR/case.back" 2>&1)"
+smb_ok "case_ls_pattern" share "ls MIXEDCASE.*"
+echo "$out" | grep -q " MixedCase.TXT " && t_ok "case_listed_as_made" ||
+	t_fail "case_listed_as_made" "$(echo "$out" | tr '\n' '|')"
+smb_ok "case_put_in_dir_other_case" share "put $T_DIR/small.txt casedir\\in.txt"
+[ -f "$EXP/CaseDir/in.txt" ] && t_ok "case_dir_resolved" ||
+	t_fail "case_dir_resolved" "$(ls -R "$EXP" | tr '\n' ' ')"
+smb_ok "case_rename_case_only" share "rename mixedcase.txt MIXEDCASE.txt"
+[ -f "$EXP/MIXEDCASE.txt" ] && [ ! -e "$EXP/MixedCase.TXT" ] &&
+	t_ok "case_rename_on_disk" || t_fail "case_rename_on_disk" "$(ls "$EXP" | tr '\n' ' ')"
+smb_status "case_create_collides" NT_STATUS_OBJECT_NAME_COLLISION share "mkdir CASEDIR"
+smb_status "case_miss" NT_STATUS_OBJECT_NAME_NOT_FOUND share "get LateFile $T_DIR/late.back"
+echo late >"$EXP/LATEFILE"
+smb_ok "case_found_after_miss" share "get latefile $T_DIR/late.back"
+t_eq "case_found_after_miss_bytes" "late" "$(cat "$T_DIR/late.back" 2>&1)"
+smb_ok "case_rm_other_case" share "rm mixedcase.TXT; rm latefile; rm CASEDIR\\IN.TXT; rmdir casedir"
+[ ! -e "$EXP/MIXEDCASE.txt" ] && [ ! -e "$EXP/CaseDir" ] && [ ! -e "$EXP/LATEFILE" ] &&
+	t_ok "case_rm_on_disk" || t_fail "case_rm_on_disk" "$(ls "$EXP" | tr '\n' ' ')"
+smb_status "case_sensitive_share" NT_STATUS_OBJECT_NAME_NOT_FOUND cs "get R.TXT $T_DIR/x"
+smb_ok "case_sensitive_share_exact" cs "get r.txt $T_DIR/r2.back"
 
 # the same files over NFSv3
 if command -v nfs-cat >/dev/null; then

@@ -2340,6 +2340,46 @@ static void test_wildcard_compile(void **state)
 			 -ENAMETOOLONG);
 }
 
+/* wildcard_fold_utf8: the fold case-insensitive shares compare names by. */
+static void test_wildcard_fold_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} ok[] = {
+		{ "abc.TXT", "ABC.TXT" },
+		{ "\xc3\xa9t\xc3\xa9", "\xc3\x89T\xc3\x89" },    /* été */
+		{ "\xc3\x9f", "\xc3\x9f" },                  /* ß: no simple upper */
+		{ "\xd0\xb4\xd0\xb0", "\xd0\x94\xd0\x90" },      /* да */
+		{ "\xe1\xba\xa1", "\xe1\xba\xa0" },           /* U+1EA1 */
+		{ "\xf0\x9f\x98\x80x", "\xf0\x9f\x98\x80X" },   /* outside BMP */
+		{ "", "" },
+	};
+	static const char *bad[] = { "\xc3", "\xc0\xaf", "\xed\xa0\x80",
+				     "\xff", "a\x80" };
+	char out[64];
+	size_t n, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(wildcard_fold_utf8(ok[i].in, strlen(ok[i].in),
+						    out, sizeof(out), &n),
+				 0);
+		assert_int_equal(n, strlen(ok[i].out));
+		assert_memory_equal(out, ok[i].out, n);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(wildcard_fold_utf8(bad[i], strlen(bad[i]), out,
+						    sizeof(out), &n),
+				 -EINVAL);
+	assert_int_equal(wildcard_fold_utf8("a\0b", 3, out, sizeof(out), &n),
+			 -EINVAL);
+	/* the output room is respected */
+	assert_int_equal(wildcard_fold_utf8("\xc3\xa9", 2, out, 1, &n),
+			 -ENAMETOOLONG);
+	assert_int_equal(wildcard_fold_utf8("abcd", 4, out, 3, &n),
+			 -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2370,6 +2410,7 @@ int main(void)
 		cmocka_unit_test(test_sd_parse_malformed),
 		cmocka_unit_test(test_wildcard),
 		cmocka_unit_test(test_wildcard_compile),
+		cmocka_unit_test(test_wildcard_fold_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
