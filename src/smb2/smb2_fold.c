@@ -369,6 +369,10 @@ int smb2_fold_lookup(struct vfs_obj *dir, const char *name, size_t len,
 	err = lookup_listed(dir, &a, folded, flen, found, &foundlen);
 	if (err == -EFBIG)
 		err = lookup_scanned(dir, folded, flen, found, &foundlen);
+	/* A directory the user may search but not list: the exact name
+	 * was all there was to find. */
+	if (err == -EACCES || err == -EPERM)
+		err = -ENOENT;
 	if (err)
 		return err;
 	err = vfs_lookup(dir, found, foundlen, out);
