@@ -29,6 +29,7 @@
 #include "smb2/fscc.h"
 #include "smb2/smb2_access.h"
 #include "smb2/smb2_create.h"
+#include "smb2/smb2_ea.h"
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_path.h"
@@ -345,8 +346,6 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		return STATUS_OBJECT_NAME_NOT_FOUND; /* no durable handles */
 	if (c.ctx.timewarp)
 		return STATUS_OBJECT_NAME_NOT_FOUND; /* no snapshots */
-	if (c.ctx.have_eas)
-		return STATUS_EAS_NOT_SUPPORTED;
 	if (export_cred_apply(&t->acc.cred))
 		return STATUS_INTERNAL_ERROR;
 
@@ -409,6 +408,17 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 			err = vfs_getattr(obj, &a);
 		if (err)
 			goto out_release_err;
+	}
+	/* ExtA: the EAs of a file this CREATE made or overwrote
+	 * (MS-FSA 2.1.5.1.1, 2.1.5.1.2.1); an existing file keeps its. */
+	if (c.ctx.have_eas && action != FILE_OPENED) {
+		st = smb2_ea_apply(obj, &c.ctx.eas);
+		if (st != STATUS_SUCCESS) {
+			state_share_release(o->sf, &h);
+			state_file_put(o->sf);
+			o->sf = NULL;
+			goto out_free;
+		}
 	}
 	o->obj = obj;
 	obj = NULL;

@@ -197,6 +197,7 @@ struct smb2_open {
 	bool dir_done;
 	bool dir_literal;            /* the pattern has no wildcard */
 	struct wildcard *dir_pattern; /* NULL until the first query */
+	uint32_t ea_index;           /* FullEa enumeration: EAs returned */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "smb2/fscc.h"
+#include "smb2/smb2_ea.h"
 #include "smb2/sd.h"
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
@@ -179,10 +180,6 @@ static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 	if (need && !(o->access & need))
 		return STATUS_ACCESS_DENIED;
 	switch (cls) {
-	case FileFullEaInformation:
-		/* EAs are not kept (FILE_SUPPORTS_EXTENDED_ATTRIBUTES is not
-		 * claimed): a file has none. */
-		return STATUS_NO_EAS_ON_FILE;
 	case FileAlternateNameInformation:
 		return query_alt_name(w, o, out);
 	default:
@@ -196,6 +193,8 @@ static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 		return STATUS_INSUFFICIENT_RESOURCES;
 	q.path_len = strlen(q.path);
 	smb2_file_info(o, q.path, &a, &fi);
+	if (cls == FileEaInformation || cls == FileAllInformation)
+		fi.ea_size = smb2_ea_size(o->obj);
 	q.fi = &fi;
 	q.access = o->access;
 	pthread_mutex_lock(&o->mu);
@@ -206,12 +205,30 @@ static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 	return fscc_ntstatus(fscc_query_file(cls, out, &q));
 }
 
+/* FileFullEaInformation: AdditionalInformation is the EaIndex
+ * (MS-SMB2 §2.2.37), the input buffer a FILE_GET_EA_INFORMATION list. */
+static uint32_t query_eas(struct smb2_work *w, struct smb2_open *o,
+			  uint16_t in_off, uint32_t in_len, uint32_t flags,
+			  uint32_t ea_index, struct smb2_buf *out)
+{
+	struct smb2_buf get = { 0 };
+
+	if (!(o->access & FILE_READ_EA))
+		return STATUS_ACCESS_DENIED;
+	if (in_len && !sb_range(&w->msg, w->off + in_off, in_len, &get))
+		return STATUS_INVALID_PARAMETER;
+	return smb2_ea_query(o, &get, flags, ea_index, out);
+}
+
 /* What a share claims of its volume (MS-FSCC 2.5.1). */
 uint32_t smb2_fs_attributes(const struct smb2_tree *t)
 {
 	struct fscc_fs_caps caps = { 0 };
 
 	caps.read_only = !t->acc.opts->rw;
+	caps.eas = true;
+	caps.case_insensitive =
+		t->export && !t->export->wide.smb_case_sensitive;
 	return fscc_fs_attributes(&caps);
 }
 
@@ -316,6 +333,11 @@ uint32_t smb2_cmd_query_info(struct smb2_work *w, struct smb2_buf *body)
 	sb_init(&out, w->rsp.base + fixed + QI_RSP_FIXED, cap);
 	switch (type) {
 	case SMB2_0_INFO_FILE:
+		if (cls == FileFullEaInformation) {
+			st = query_eas(w, o, in_off, in_len, flags, secinfo,
+				       &out);
+			break;
+		}
 		st = query_file(w, o, cls, &out);
 		break;
 	case SMB2_0_INFO_FILESYSTEM:

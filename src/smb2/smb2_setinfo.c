@@ -15,6 +15,7 @@
 
 #include "smb2/fscc.h"
 #include "smb2/sd.h"
+#include "smb2/smb2_ea.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_path.h"
 #include "state/file_state.h"
@@ -399,7 +400,8 @@ static uint32_t set_file(struct smb2_work *w, struct smb2_open *o,
 		return fs != FSCC_OK ? fscc_ntstatus(fs)
 				     : set_size(o, v64, false);
 	case FileFullEaInformation:
-		return STATUS_EAS_NOT_SUPPORTED;
+		return o->access & FILE_WRITE_EA ? smb2_ea_apply(o->obj, in)
+						 : STATUS_ACCESS_DENIED;
 	default:
 		return STATUS_INVALID_INFO_CLASS;
 	}

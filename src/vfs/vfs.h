@@ -374,6 +374,36 @@ int vfs_statfs(struct vfs_obj *o, struct vfs_statfs *st);
 uint64_t vfs_write_verifier(void);
 
 /*
+ * Extended attributes (xattr.c): names with their namespace prefix
+ * ("user.NAME"), as the caller's fs credentials allow (read permission to
+ * get or list, write to set or remove). -ENODATA: no such attribute;
+ * -ERANGE: @size too small (or a name longer than VFS_XATTR_NAME_MAX);
+ * -ENOTSUP / -EPERM where the filesystem or file type has none.
+ */
+#define VFS_XATTR_NAME_MAX  255   /* XATTR_NAME_MAX */
+#define VFS_XATTR_VALUE_MAX 65536 /* XATTR_SIZE_MAX */
+#define VFS_XATTR_LIST_MAX  65536 /* XATTR_LIST_MAX */
+
+enum vfs_xattr_how {
+	VFS_XATTR_ANY = 0,     /* create or replace */
+	VFS_XATTR_CREATE = 1,  /* -EEXIST if it exists */
+	VFS_XATTR_REPLACE = 2, /* -ENODATA if it does not */
+};
+
+/* vfs_xattr_get() - the value of @name into @buf (@size 0: its length);
+ * the length or -errno. */
+ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
+		      size_t size);
+/* vfs_xattr_set() - set @name to @len bytes at @val. 0 or -errno. */
+int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
+		  size_t len, enum vfs_xattr_how how);
+/* vfs_xattr_list() - the names, each NUL-terminated, into @buf (@size 0:
+ * the length needed); the length or -errno. */
+ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size);
+/* vfs_xattr_remove() - remove @name. 0 or -errno. */
+int vfs_xattr_remove(struct vfs_obj *o, const char *name);
+
+/*
  * Space and server-side data operations (space.c), for NFSv4.2's
  * ALLOCATE, DEALLOCATE, SEEK, COPY, CLONE, READ_PLUS and IO_ADVISE.
  * Regular files only (-EISDIR / -EINVAL otherwise); the caller needs

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Extended attributes of an object (SMB EAs and, later, NFSv4.2's
+ * xattrs, RFC 8276), reached through the O_PATH fd's /proc path since
+ * f*xattr(2) refuse O_PATH fds. The caller's fs credentials apply: the
+ * kernel checks read (get, list) or write (set, remove) permission for
+ * the user. namespace, and refuses user. attributes on anything but
+ * regular files and directories (EPERM).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "vfs/vfs.h"
+#include "vfs/vfs_int.h"
+
+static int name_check(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= VFS_XATTR_NAME_MAX ? 0 : -ERANGE;
+}
+
+ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
+		      size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int err;
+
+	err = name_check(name);
+	if (err)
+		return err;
+	vfs_proc_path(path, sizeof(path), o->fd);
+	n = getxattr(path, name, buf, size);
+	return n < 0 ? -errno : n;
+}
+
+int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
+		  size_t len, enum vfs_xattr_how how)
+{
+	static const int flags[] = {
+		[VFS_XATTR_ANY] = 0,
+		[VFS_XATTR_CREATE] = XATTR_CREATE,
+		[VFS_XATTR_REPLACE] = XATTR_REPLACE,
+	};
+	char path[64];
+	int err;
+
+	err = name_check(name);
+	if (err)
+		return err;
+	if ((unsigned int)how >= sizeof(flags) / sizeof(flags[0]))
+		return -EINVAL;
+	if (len > VFS_XATTR_VALUE_MAX)
+		return -E2BIG;
+	vfs_proc_path(path, sizeof(path), o->fd);
+	if (setxattr(path, name, val, len, flags[how]) < 0)
+		return -errno;
+	return 0;
+}
+
+ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	vfs_proc_path(path, sizeof(path), o->fd);
+	n = listxattr(path, buf, size);
+	return n < 0 ? -errno : n;
+}
+
+int vfs_xattr_remove(struct vfs_obj *o, const char *name)
+{
+	char path[64];
+	int err;
+
+	err = name_check(name);
+	if (err)
+		return err;
+	vfs_proc_path(path, sizeof(path), o->fd);
+	if (removexattr(path, name) < 0)
+		return -errno;
+	return 0;
+}
