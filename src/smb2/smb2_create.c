@@ -27,6 +27,7 @@
 
 #include "core/log.h"
 #include "smb2/fscc.h"
+#include "smb2/sd.h"
 #include "smb2/smb2_access.h"
 #include "smb2/smb2_create.h"
 #include "smb2/smb2_ea.h"
@@ -413,12 +414,22 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	 * (MS-FSA 2.1.5.1.1, 2.1.5.1.2.1); an existing file keeps its. */
 	if (c.ctx.have_eas && action != FILE_OPENED) {
 		st = smb2_ea_apply(obj, &c.ctx.eas);
-		if (st != STATUS_SUCCESS) {
-			state_share_release(o->sf, &h);
-			state_file_put(o->sf);
-			o->sf = NULL;
-			goto out_free;
-		}
+		if (st != STATUS_SUCCESS)
+			goto out_unmake;
+	}
+	/* SecD: owner, group and mode of a file this CREATE made
+	 * (MS-SMB2 §2.2.13.2.2), as far as the user may set them. */
+	if (c.ctx.have_sd && created) {
+		struct smb2_buf sdb = c.ctx.sd;
+
+		st = smb2_sd_apply(obj, OWNER_SECURITY_INFORMATION |
+				   GROUP_SECURITY_INFORMATION |
+				   DACL_SECURITY_INFORMATION, &sdb);
+		if (st != STATUS_SUCCESS)
+			goto out_unmake;
+		err = vfs_getattr(obj, &a);
+		if (err)
+			goto out_release_err;
 	}
 	o->obj = obj;
 	obj = NULL;
@@ -447,6 +458,16 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		vfs_obj_put(dir);
 	return STATUS_SUCCESS;
 
+out_unmake:
+	/* A file this CREATE made, whose EAs or security descriptor could
+	 * not be set, is not left behind (the CREATE fails whole); our own
+	 * share goes first, it may deny delete. */
+	state_share_release(o->sf, &h);
+	state_file_put(o->sf);
+	o->sf = NULL;
+	if (created)
+		(void)smb2_path_remove(t, c.path, obj);
+	goto out_free;
 out_release_err:
 	st = smb2_status(SMB2_CREATE, err);
 	state_share_release(o->sf, &h);

@@ -15,6 +15,15 @@
 void smb2_file_info(struct smb2_open *o, const char *path,
 		    const struct vfs_attr *a, struct fscc_file_info *fi);
 
+/*
+ * smb2_sd_apply() - what the security descriptor @in says of owner,
+ * group and mode (the parts @secinfo names), applied to @obj as the
+ * caller's credentials allow (smb2_setinfo.c; SET_INFO after its access
+ * checks, and the SecD create context). Returns the NTSTATUS.
+ */
+uint32_t smb2_sd_apply(struct vfs_obj *obj, uint32_t secinfo,
+		       struct smb2_buf *in);
+
 /* smb2_fs_attributes() - the FileSystemAttributes tree @t claims. */
 uint32_t smb2_fs_attributes(const struct smb2_tree *t);
 

@@ -16,6 +16,7 @@
 #include "smb2/fscc.h"
 #include "smb2/sd.h"
 #include "smb2/smb2_ea.h"
+#include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_path.h"
 #include "state/file_state.h"
@@ -411,12 +412,6 @@ static uint32_t set_file(struct smb2_work *w, struct smb2_open *o,
 static uint32_t set_security(struct smb2_open *o, uint32_t secinfo,
 			     struct smb2_buf *in)
 {
-	struct sd_parsed sd;
-	struct vfs_sattr sa = { 0 };
-	struct vfs_attr a;
-	enum fscc_status fs;
-	int err;
-
 	if ((secinfo & (OWNER_SECURITY_INFORMATION |
 			GROUP_SECURITY_INFORMATION)) &&
 	    !(o->access & WRITE_OWNER))
@@ -427,7 +422,19 @@ static uint32_t set_security(struct smb2_open *o, uint32_t secinfo,
 	if ((secinfo & SACL_SECURITY_INFORMATION) &&
 	    !(o->access & ACCESS_SYSTEM_SECURITY))
 		return STATUS_ACCESS_DENIED;
-	err = vfs_getattr(o->obj, &a);
+	return smb2_sd_apply(o->obj, secinfo, in);
+}
+
+uint32_t smb2_sd_apply(struct vfs_obj *obj, uint32_t secinfo,
+		       struct smb2_buf *in)
+{
+	struct sd_parsed sd;
+	struct vfs_sattr sa = { 0 };
+	struct vfs_attr a;
+	enum fscc_status fs;
+	int err;
+
+	err = vfs_getattr(obj, &a);
 	if (err)
 		return smb2_status(SMB2_SET_INFO, err);
 	fs = sd_dec_SECURITY_DESCRIPTOR(in, a.uid, a.gid, &sd);
@@ -462,7 +469,7 @@ static uint32_t set_security(struct smb2_open *o, uint32_t secinfo,
 	}
 	if (!sa.set_uid && !sa.set_gid && !sa.set_mode)
 		return STATUS_SUCCESS;
-	err = vfs_setattr(o->obj, &sa);
+	err = vfs_setattr(obj, &sa);
 	return err ? smb2_status(SMB2_SET_INFO, err) : STATUS_SUCCESS;
 }
 

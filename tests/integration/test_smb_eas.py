@@ -12,7 +12,9 @@ that names one missing), names compare ignoring case and keep their first
 spelling, EaSize counts them, the ExtA create context sets them on a new
 file, a file without EAs answers STATUS_NO_EAS_ON_FILE, bad names and
 inconsistent lists are refused with nothing applied, and an open without
-FILE_WRITE_EA / FILE_READ_EA is denied. Also the volume claims EA support
+FILE_WRITE_EA / FILE_READ_EA is denied. The SecD create context sets the
+owner, group and mode of a new file (an owner the user cannot give the
+file to fails the CREATE). Also the volume claims EA support
 and case-insensitive names. Exit 0, 1 on a failure, 77 without impacket.
 """
 
@@ -253,6 +255,54 @@ def run(exp, sport):
     check("exta_on_create",
           os.getxattr(os.path.join(exp, "b.txt"), "user.Made") ==
           b"atcreate", str(os.listxattr(os.path.join(exp, "b.txt"))))
+
+    # SecD on create: owner, group and mode from a security descriptor
+    def sid(auth, *subs):
+        return bytes([1, len(subs)]) + b"\0" * 5 + bytes([auth]) + \
+            b"".join(struct.pack("<I", x) for x in subs)
+
+    def ace(mask, trustee):
+        return bytes([0, 0]) + struct.pack("<HI", 8 + len(trustee), mask) + \
+            trustee
+
+    u, g = sid(22, 1, 1234), sid(22, 2, 1234)
+    aces = [ace(0x1F01FF, u), ace(0x1200A9, g)]
+    acl = bytes([2, 0]) + struct.pack("<HHH", 8 + sum(map(len, aces)),
+                                      len(aces), 0) + b"".join(aces)
+    sdbytes = bytes([1, 0]) + struct.pack("<HIIII", 0x8004, 20,
+                                          20 + len(u), 0,
+                                          20 + len(u) + len(g)) + u + g + acl
+    ctx = s3.SMB2CreateContext()
+    name = b"SecD"
+    ctx["Next"] = 0
+    ctx["NameOffset"] = 16
+    ctx["NameLength"] = 4
+    ctx["DataOffset"] = 24
+    ctx["DataLength"] = len(sdbytes)
+    ctx["Buffer"] = name + b"\0" * 4 + sdbytes
+    fid = create("secd.txt", disp=s3.FILE_CREATE, ctx=[ctx])
+    c.close(tid, fid)
+    stt = os.stat(os.path.join(exp, "secd.txt"))
+    check("secd_on_create_mode", stt.st_mode & 0o777 == 0o750,
+          oct(stt.st_mode))
+    check("secd_on_create_owner", (stt.st_uid, stt.st_gid) == (1234, 1234),
+          "%d:%d" % (stt.st_uid, stt.st_gid))
+    # an owner the user may not give away to: refused
+    other = bytes([1, 0]) + struct.pack("<HIIII", 0x8004, 20, 0, 0, 0) + \
+        sid(22, 1, 4321)
+    ctx["DataLength"] = len(other)
+    ctx["Buffer"] = name + b"\0" * 4 + other
+    try:
+        # no FILE_SHARE_DELETE: the failed CREATE still removes its file
+        fid = c.create(tid, "secd2.txt", rw, s3.FILE_SHARE_READ, 0,
+                       s3.FILE_CREATE, 0, createContexts=[ctx])
+        c.close(tid, fid)
+        check("secd_foreign_owner_refused", False, "created")
+    except SessionError as e:
+        check("secd_foreign_owner_refused", True, hex(status_of(e)))
+    check("secd_refused_file_not_left",
+          not os.path.exists(os.path.join(exp, "secd2.txt")),
+          str(os.listdir(exp)))
 
     # the volume says so
     fid = create("", access=s3.FILE_READ_ATTRIBUTES, disp=s3.FILE_OPEN)
