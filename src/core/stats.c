@@ -366,6 +366,40 @@ static void snap_slot(struct stats_proc_snap *p, struct stats_slot *s)
 		p->max_ns = m;
 }
 
+static struct {
+	char name[STATS_NAME_MAX];
+	const char *help;
+	bool counter;
+	uint64_t (*fn)(void);
+} values[STATS_MAX_VALUES];
+static atomic_uint nvalues;
+static pthread_mutex_t values_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int stats_value_add(const char *name, const char *help, bool counter,
+		    uint64_t (*fn)(void))
+{
+	unsigned int n, i;
+	int ret = 0;
+
+	pthread_mutex_lock(&values_lock);
+	n = atomic_load_explicit(&nvalues, memory_order_relaxed);
+	for (i = 0; i < n; i++)
+		if (!strcmp(values[i].name, name))
+			goto out; /* already there (a restart of a module) */
+	if (n == STATS_MAX_VALUES) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	(void)snprintf(values[n].name, STATS_NAME_MAX, "%s", name);
+	values[n].help = help;
+	values[n].counter = counter;
+	values[n].fn = fn;
+	atomic_store_explicit(&nvalues, n + 1, memory_order_release);
+out:
+	pthread_mutex_unlock(&values_lock);
+	return ret;
+}
+
 int stats_snapshot_take(struct stats_snapshot **out)
 {
 	struct stats_snapshot *s = calloc(1, sizeof(*s));
@@ -397,6 +431,14 @@ int stats_snapshot_take(struct stats_snapshot **out)
 		for (b = 0; b < STATS_NBUCKETS; b++)
 			s->procs[i].count += s->procs[i].buckets[b];
 	snap_process(s);
+	n = atomic_load_explicit(&nvalues, memory_order_acquire);
+	for (i = 0; i < n; i++) {
+		memcpy(s->values[i].name, values[i].name, STATS_NAME_MAX);
+		s->values[i].help = values[i].help;
+		s->values[i].counter = values[i].counter;
+		s->values[i].value = values[i].fn();
+	}
+	s->nvalues = n;
 	*out = s;
 	return 0;
 }

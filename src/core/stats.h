@@ -160,6 +160,24 @@ struct stats_proc_snap {
 void stats_set_loop_conns(unsigned int (*fn)(uint32_t *out, unsigned int max));
 
 /* Everything the server reports, summed over the shards. */
+/*
+ * Named values a module keeps itself (e.g. SMB sessions open, bytes
+ * signed), read when a snapshot is taken. @fn must be cheap and
+ * thread-safe (an atomic load). @counter: only ever grows (Prometheus
+ * "counter"), else a gauge. @name: [a-z0-9_], shown as is and as
+ * nasd_NAME in /metrics. Start-up only; -ENOSPC beyond STATS_MAX_VALUES.
+ */
+#define STATS_MAX_VALUES 32
+int stats_value_add(const char *name, const char *help, bool counter,
+		    uint64_t (*fn)(void));
+
+struct stats_value_snap {
+	char name[STATS_NAME_MAX];
+	const char *help;  /* static */
+	bool counter;
+	uint64_t value;
+};
+
 struct stats_snapshot {
 	double uptime;	   /* seconds since stats_init() */
 	double start_time; /* Unix time of stats_init() */
@@ -175,6 +193,8 @@ struct stats_snapshot {
 	uint64_t bytes_written;
 	uint64_t rejected;
 	uint64_t limit_hits[STATS_LIMIT_NR]; /* by enum stats_limit */
+	unsigned int nvalues;
+	struct stats_value_snap values[STATS_MAX_VALUES];
 	unsigned int nprocs;
 	struct stats_proc_snap procs[STATS_MAX_SLOTS];
 };

@@ -142,7 +142,12 @@ static void render_text(struct sbuf *b, const struct stats_snapshot *s)
 		sb_printf(b, "%s %s %llu", i ? "," : "",
 			  stats_limit_name((enum stats_limit)i),
 			  (unsigned long long)s->limit_hits[i]);
-	sb_printf(b, "\n\n");
+	sb_printf(b, "\n");
+	for (i = 0; i < s->nvalues; i++)
+		sb_printf(b, "%s%s %llu%s", i ? ", " : "", s->values[i].name,
+			  (unsigned long long)s->values[i].value,
+			  i + 1 == s->nvalues ? "\n" : "");
+	sb_printf(b, "\n");
 	sb_printf(b, "%-24s %10s %8s %10s %10s %10s %10s\n", "PROCEDURE",
 		  "COUNT", "ERRORS", "AVG(us)", "P50(us)", "P99(us)",
 		  "MAX(us)");
@@ -196,6 +201,12 @@ static void render_json(struct sbuf *b, const struct stats_snapshot *s)
 		sb_printf(b, "%s\"%s\":%llu", i ? "," : "",
 			  stats_limit_name((enum stats_limit)i),
 			  (unsigned long long)s->limit_hits[i]);
+	sb_printf(b, "},\"values\":{");
+	for (i = 0; i < s->nvalues; i++) {
+		sb_printf(b, "%s", i ? "," : "");
+		sb_json_str(b, s->values[i].name);
+		sb_printf(b, ":%llu", (unsigned long long)s->values[i].value);
+	}
 	sb_printf(b, "},\"procedures\":[");
 	for (i = 0; i < s->nprocs; i++) {
 		const struct stats_proc_snap *p = &s->procs[i];
@@ -344,6 +355,15 @@ static void render_prom(struct sbuf *b, const struct stats_snapshot *s)
 		for (i = 0; i < s->nloops; i++)
 			sb_printf(b, "nasd_loop_connections{loop=\"%u\"} %u\n",
 				  i, (unsigned int)s->loop_conns[i]);
+	}
+	for (i = 0; i < s->nvalues; i++) {
+		char name[STATS_NAME_MAX + 8];
+
+		(void)snprintf(name, sizeof(name), "nasd_%s",
+			       s->values[i].name); /* fits */
+		prom_scalar(b, name, s->values[i].counter ? "counter" : "gauge",
+			    s->values[i].help,
+			    (unsigned long long)s->values[i].value);
 	}
 	prom_head(b, "nasd_uptime_seconds", "gauge",
 		  "Seconds since the server started.");

@@ -33,6 +33,7 @@ struct smb2_conn *smb2_conn_new(struct conn *tc, const struct smb2_config *cfg)
 	/* Before NEGOTIATE the client has one credit: MessageId 0. */
 	c->seq_low = 0;
 	c->seq_range = 1;
+	atomic_fetch_add_explicit(&smb2_n_credits, 1, memory_order_relaxed);
 	return c;
 }
 
@@ -57,6 +58,8 @@ void smb2_conn_close(struct smb2_conn *c)
 /* smb2_conn_free() - the last request of the connection is gone. */
 void smb2_conn_free(struct smb2_conn *c)
 {
+	atomic_fetch_sub_explicit(&smb2_n_credits, c->seq_range - c->seq_nused,
+				  memory_order_relaxed);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
 }
@@ -94,6 +97,7 @@ bool smb2_credit_take(struct smb2_conn *c, uint64_t id, uint16_t charge)
 	for (i = 0; i < n; i++)
 		seq_set(c, id + i, true);
 	c->seq_nused += (uint32_t)n;
+	atomic_fetch_sub_explicit(&smb2_n_credits, n, memory_order_relaxed);
 	/* Slide past the ids used at the window's start. */
 	while (c->seq_range && seq_test(c, c->seq_low)) {
 		seq_set(c, c->seq_low, false);
@@ -126,6 +130,7 @@ uint16_t smb2_credit_grant(struct smb2_conn *c, uint16_t requested,
 	if (c->seq_range + g > SMB2_SEQ_RING)
 		g = SMB2_SEQ_RING - c->seq_range;
 	c->seq_range += g;
+	atomic_fetch_add_explicit(&smb2_n_credits, g, memory_order_relaxed);
 	pthread_mutex_unlock(&c->mu);
 	return (uint16_t)g;
 }

@@ -457,9 +457,48 @@ static uint32_t find_tree(struct smb2_work *w)
  * plus one (0: not counted). */
 static int cmd_slot[SMB2_NCOMMANDS];
 
+atomic_ullong smb2_n_trees, smb2_n_opens, smb2_n_credits,
+	smb2_n_signed_bytes;
+
+static uint64_t n_sessions(void)
+{
+	return smb2_session_count();
+}
+
+static uint64_t n_trees(void)
+{
+	return atomic_load_explicit(&smb2_n_trees, memory_order_relaxed);
+}
+
+static uint64_t n_opens(void)
+{
+	return atomic_load_explicit(&smb2_n_opens, memory_order_relaxed);
+}
+
+static uint64_t n_credits(void)
+{
+	return atomic_load_explicit(&smb2_n_credits, memory_order_relaxed);
+}
+
+static uint64_t n_signed_bytes(void)
+{
+	return atomic_load_explicit(&smb2_n_signed_bytes,
+				    memory_order_relaxed);
+}
+
 void smb2_stats_init(void)
 {
 	uint16_t i;
+
+	(void)stats_value_add("smb2_sessions", "SMB sessions set up or being "
+			      "set up.", false, n_sessions);
+	(void)stats_value_add("smb2_trees", "SMB tree connects.", false,
+			      n_trees);
+	(void)stats_value_add("smb2_opens", "SMB opens.", false, n_opens);
+	(void)stats_value_add("smb2_credits", "SMB credits clients hold.",
+			      false, n_credits);
+	(void)stats_value_add("smb2_signed_bytes_total", "SMB message bytes "
+			      "signed or verified.", true, n_signed_bytes);
 
 	for (i = 0; i < SMB2_NCOMMANDS; i++)
 		if (smb2_cmds[i].name)

@@ -283,6 +283,12 @@ const uint8_t *smb2_server_guid(void);
 
 /* smb2_dispatch.c */
 extern const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS];
+/* What `nasd stats` shows of SMB besides the commands (smb2_dispatch.c
+ * registers them): objects alive now, credits clients hold, bytes signed
+ * and verified. */
+extern atomic_ullong smb2_n_trees, smb2_n_opens, smb2_n_credits,
+	smb2_n_signed_bytes;
+
 /* smb2_stats_init() - give each command a counter in `nasd stats`. */
 void smb2_stats_init(void);
 enum req_verdict smb2_process(struct req *r);

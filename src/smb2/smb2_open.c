@@ -50,6 +50,7 @@ int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 	o->hnext = s->opens[b];
 	s->opens[b] = o;
 	s->nopens++;
+	atomic_fetch_add_explicit(&smb2_n_opens, 1, memory_order_relaxed);
 	smb2_open_get(o); /* the table's */
 out_unlock:
 	pthread_mutex_unlock(&s->mu);
@@ -126,6 +127,8 @@ static bool table_unlink(struct smb2_session *s, struct smb2_open *o)
 			if (*pp == o) {
 				*pp = o->hnext;
 				s->nopens--;
+				atomic_fetch_sub_explicit(&smb2_n_opens, 1,
+							  memory_order_relaxed);
 				found = true;
 				break;
 			}

@@ -188,6 +188,8 @@ void smb2_session_teardown(struct smb2_session *s)
 	s->state = SMB2_SESS_EXPIRED;
 	trees = s->trees;
 	s->trees = NULL;
+	atomic_fetch_sub_explicit(&smb2_n_trees, s->ntrees,
+				  memory_order_relaxed);
 	s->ntrees = 0;
 	pthread_mutex_unlock(&s->mu);
 
@@ -289,6 +291,8 @@ int smb2_tree_add(struct smb2_session *s, struct smb2_tree *t)
 		t->next = s->trees;
 		s->trees = t;
 		s->ntrees++;
+		atomic_fetch_add_explicit(&smb2_n_trees, 1,
+					  memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return ret;
@@ -306,6 +310,8 @@ void smb2_tree_disconnect(struct smb2_tree *t)
 		if (*pp == t) {
 			*pp = t->next;
 			s->ntrees--;
+			atomic_fetch_sub_explicit(&smb2_n_trees, 1,
+						  memory_order_relaxed);
 			found = true;
 			break;
 		}

@@ -37,6 +37,8 @@ uint32_t smb2_sign_check_request(struct smb2_work *w)
 				"signature refused");
 		return STATUS_ACCESS_DENIED;
 	}
+	atomic_fetch_add_explicit(&smb2_n_signed_bytes, iov.iov_len,
+				  memory_order_relaxed);
 	return STATUS_SUCCESS;
 }
 
@@ -79,4 +81,7 @@ void smb2_sign_response(struct smb2_work *w)
 		return;
 	}
 	memcpy(h + SMB2_HDR_SIGNATURE, sig, SMB2_SIG_SIZE);
+	while (n--)
+		atomic_fetch_add_explicit(&smb2_n_signed_bytes,
+					  iov[n].iov_len, memory_order_relaxed);
 }

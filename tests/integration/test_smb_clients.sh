@@ -170,5 +170,14 @@ smb_status "ro_share_write" NT_STATUS_ACCESS_DENIED ro "put $T_DIR/small.txt w.t
 [ ! -e "$RO/w.txt" ] && t_ok "ro_share_nothing_written" ||
 	t_fail "ro_share_nothing_written" "w.txt exists"
 
+# what nasd stats says of it all
+js=$("$NASD" stats --state-dir "$S" --json 2>&1)
+echo "$js" | grep -q '"smb2_sessions":0' && t_ok "stats_no_session_left" ||
+	t_fail "stats_no_session_left" "$(echo "$js" | grep -o '"values":{[^}]*}')"
+echo "$js" | grep -Eq '"smb2_signed_bytes_total":[1-9]' &&
+	t_ok "stats_signed_bytes" || t_fail "stats_signed_bytes" "$(echo "$js" | grep -o '"values":{[^}]*}')"
+echo "$js" | tr '\n' ' ' | grep -Eq '"program":"smb2","version":2,"procedure":"CREATE","proc":5,"count":[1-9]' &&
+	t_ok "stats_smb2_create_counted" || t_fail "stats_smb2_create_counted" "no CREATE count"
+
 nasd_stop
 t_finish
