@@ -24,6 +24,10 @@ static const size_t class_size[] = {
 	/* A 1 MiB WRITE record plus its header and alignment shift. */
 	(1u << 20) + (128u << 10),
 	2u << 20,
+	/* SMB: the Linux client's 4 MiB I/O, and the 8 MiB nasd offers,
+	 * each with room for a WRITE's headers. */
+	4u << 20,   (4u << 20) + (128u << 10),
+	8u << 20,   (8u << 20) + (128u << 10),
 };
 
 #define NCLASSES (sizeof(class_size) / sizeof(class_size[0]))
@@ -130,6 +134,7 @@ static struct iobuf *pop(struct iobuf_shard *s, int cls)
 
 struct iobuf_slab {
 	uint8_t *base;
+	size_t len;          /* SLAB_SIZE, or one buffer bigger than that */
 	unsigned int carved; /* buffers cut from it so far */
 	unsigned int live;   /* of those, not given back to the system */
 	bool full;           /* no longer the class's current slab */
@@ -138,9 +143,10 @@ struct iobuf_slab {
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct iobuf_slab *slab_cur[NCLASSES];
 
-static struct iobuf_slab *slab_new(void)
+/* A slab of @size bytes (a multiple of HUGE_PAGE), 2 MiB aligned. */
+static struct iobuf_slab *slab_new(size_t size)
 {
-	size_t len = SLAB_SIZE + HUGE_PAGE, head;
+	size_t len = size + HUGE_PAGE, head;
 	struct iobuf_slab *sl;
 	uint8_t *m, *a;
 
@@ -152,16 +158,17 @@ static struct iobuf_slab *slab_new(void)
 	a = m + head;
 	if (head)
 		munmap(m, head);
-	if (len - head > SLAB_SIZE)
-		munmap(a + SLAB_SIZE, len - head - SLAB_SIZE);
+	if (len - head > size)
+		munmap(a + size, len - head - size);
 	/* Advice only: without it the slab is ordinary memory. */
-	(void)madvise(a, SLAB_SIZE, MADV_HUGEPAGE);
+	(void)madvise(a, size, MADV_HUGEPAGE);
 	sl = calloc(1, sizeof(*sl));
 	if (!sl) {
-		munmap(a, SLAB_SIZE);
+		munmap(a, size);
 		return NULL;
 	}
 	sl->base = a;
+	sl->len = size;
 	return sl;
 }
 
@@ -169,14 +176,17 @@ static struct iobuf_slab *slab_new(void)
 static uint8_t *slab_carve(int cls, struct iobuf_slab **out)
 {
 	size_t sz = class_size[cls];
-	unsigned int n = (unsigned int)(SLAB_SIZE / sz);
+	/* A buffer bigger than a slab gets a slab of its own. */
+	size_t len = sz <= SLAB_SIZE ? SLAB_SIZE
+				     : (sz + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	unsigned int n = (unsigned int)(len / sz);
 	struct iobuf_slab *sl;
 	uint8_t *p;
 
 	pthread_mutex_lock(&slab_lock);
 	sl = slab_cur[cls];
 	if (!sl) {
-		sl = slab_new();
+		sl = slab_new(len);
 		if (!sl) {
 			pthread_mutex_unlock(&slab_lock);
 			return NULL;
@@ -204,7 +214,7 @@ static void slab_put(struct iobuf_slab *sl, uint8_t *p, size_t sz)
 	gone = --sl->live == 0 && sl->full;
 	pthread_mutex_unlock(&slab_lock);
 	if (gone) {
-		munmap(sl->base, SLAB_SIZE);
+		munmap(sl->base, sl->len);
 		free(sl);
 	} else {
 		/* Pieces are never cut twice: its memory is not needed. */

@@ -6,7 +6,7 @@
  * Payload buffers (DESIGN.md §4): pooled, refcounted, IOBUF_ALIGN-aligned
  * memory for WRITE records and READ replies, suitable for O_DIRECT.
  *
- * Buffers come in size classes (4 KiB .. 2 MiB; larger ones are made to
+ * Buffers come in size classes (4 KiB .. 8 MiB; larger ones are made to
  * measure and not kept). Freed buffers go back to sharded free lists and
  * are reused without touching the kernel. Every byte the pool holds, in
  * use or cached, counts against one ceiling (--max-memory): an allocation
