@@ -52,6 +52,9 @@ struct export_wide {
 	/* SMB: names match exactly (smb_case=sensitive), not ignoring case
 	 * as Windows and Samba do (smb_case=insensitive, the default). */
 	bool smb_case_sensitive;
+	/* SMB: anonymous (guest) sessions may connect, as the export's
+	 * anonymous uid/gid (smb_guest=yes; default no). */
+	bool smb_guest;
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

@@ -177,6 +177,20 @@ static int wide_parse_smb_case(struct export_wide *w, const char *val,
 	return 0;
 }
 
+/* smb_guest=yes|no: may anonymous SMB sessions use the share? */
+static int wide_parse_smb_guest(struct export_wide *w, const char *val,
+				const struct export_ctx *c)
+{
+	if (strcmp(val, "yes") == 0)
+		w->smb_guest = true;
+	else if (strcmp(val, "no") == 0)
+		w->smb_guest = false;
+	else
+		return export_err(c, "bad smb_guest value '%s' (yes or no)",
+				  val);
+	return 0;
+}
+
 /*
  * Export-wide options, one row each: .parse sets
  * the option's field of struct export_wide from the value as written;
@@ -220,6 +234,11 @@ static const struct wide_opt wide_opts[] = {
 		.name = "smb_case",
 		.parse = wide_parse_smb_case,
 		WIDE_FIELD(smb_case_sensitive),
+	},
+	{
+		.name = "smb_guest",
+		.parse = wide_parse_smb_guest,
+		WIDE_FIELD(smb_guest),
 	},
 };
 

@@ -75,10 +75,6 @@ uint32_t smb2_cmd_tree_connect(struct smb2_work *w, struct smb2_buf *body)
 	if (slen == 4 && strncasecmp(share, "IPC$", 4) == 0) {
 		t->ipc = true;
 		t->maximal_access = FILE_GENERIC_READ_EXECUTE;
-	} else if (s->anonymous) {
-		/* No guest access: an anonymous session reaches IPC$ only. */
-		st = STATUS_ACCESS_DENIED;
-		goto out_put;
 	} else {
 		t->table = export_table_current();
 		t->export = t->table ? export_find_by_share(t->table, share,
@@ -88,7 +84,13 @@ uint32_t smb2_cmd_tree_connect(struct smb2_work *w, struct smb2_buf *body)
 			st = STATUS_BAD_NETWORK_NAME;
 			goto out_put;
 		}
-		id.anonymous = false;
+		/* No guest access unless the export asks for it: then an
+		 * anonymous session is the export's anonymous uid/gid. */
+		if (s->anonymous && !t->export->wide.smb_guest) {
+			st = STATUS_ACCESS_DENIED;
+			goto out_put;
+		}
+		id.anonymous = s->anonymous;
 		id.uid = s->uid;
 		id.gid = s->gid;
 		id.ngroups = s->ngroups;

@@ -20,8 +20,10 @@ EXP=$T_DIR/export
 RO=$T_DIR/ro
 NOPE=$T_DIR/nope
 CS=$T_DIR/cs
+PUB=$T_DIR/pub
 S=$T_DIR/state
-mkdir -p "$EXP" "$RO" "$NOPE" "$CS" "$S"
+mkdir -p "$EXP" "$RO" "$NOPE" "$CS" "$PUB" "$S"
+echo public >"$PUB/p.txt"
 echo cs >"$CS/r.txt"
 chown 1234:1234 "$EXP"
 chmod 777 "$EXP"  # NFS writes as root, squashed to nobody
@@ -34,6 +36,7 @@ cat >"$T_DIR/exports" <<EOF2
 $EXP 127.0.0.1(rw,root_squash,smb=share)
 $RO *(ro,smb=ro)
 $CS *(ro,smb=cs,smb_case=sensitive)
+$PUB *(ro,smb=pub,smb_guest=yes)
 $NOPE 10.9.9.9(rw,smb=nope)
 EOF2
 nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
@@ -163,6 +166,8 @@ smb_status "wrong_password" NT_STATUS_LOGON_FAILURE share ls -U 'alice%wrong'
 smb_status "unknown_user" NT_STATUS_LOGON_FAILURE share ls -U 'mallory%s3cret-Pw'
 smb_status "no_anonymous" NT_STATUS_ACCESS_DENIED share ls -N -U ''
 smb_status "unknown_share" NT_STATUS_BAD_NETWORK_NAME nosuch ls
+smb_ok "guest_share_anonymous" pub "get p.txt $T_DIR/p.back" -N -U ''
+t_eq "guest_share_bytes" "public" "$(cat "$T_DIR/p.back" 2>&1)"
 smb_status "client_rules_leave_us_out" NT_STATUS_ACCESS_DENIED nope ls
 smb_ok "ro_share_read" ro "get r.txt $T_DIR/r.back"
 t_eq "ro_share_read_bytes" "read only" "$(cat "$T_DIR/r.back" 2>&1)"
