@@ -117,8 +117,8 @@ def main():
     srv = subprocess.Popen([NASD, "--foreground", "--state-dir", st,
                             "--listen", "127.0.0.1:%d" % port,
                             "--mountd-port", "0", "--log-level", "debug", "--smb-listen",
-                            "127.0.0.1:%d" % sport, "--export",
-                            exp + ":rw,root_squash,smb=share"],
+                            "127.0.0.1:%d" % sport, "--share",
+                            "share=" + exp + ":rw,root_squash"],
                            stdout=log, stderr=subprocess.STDOUT)
     try:
         for _ in range(100):
