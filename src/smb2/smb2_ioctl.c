@@ -36,48 +36,48 @@
 /* §2.2.31: StructureSize .. Reserved2; the buffer follows at 64 + 56. */
 #define IOCTL_REQ_FIXED 56
 /* §2.2.32: StructureSize .. Reserved2; our buffer at 64 + 48. */
-#define IOCTL_RSP_FIXED 48
-#define IOCTL_RSP_BUFFER (SMB2_HDR_LEN + IOCTL_RSP_FIXED)
+#define IOCTL_RSP_FIXED	      48
+#define IOCTL_RSP_BUFFER      (SMB2_HDR_LEN + IOCTL_RSP_FIXED)
 #define SMB2_0_IOCTL_IS_FSCTL 0x00000001u
 
 /* FSCTL codes (MS-FSCC 2.3, MS-SMB2 §2.2.31). */
-#define FSCTL_DFS_GET_REFERRALS 0x00060194u
-#define FSCTL_DFS_GET_REFERRALS_EX 0x000601b0u
-#define FSCTL_GET_COMPRESSION 0x0009003cu
-#define FSCTL_SET_COMPRESSION 0x0009c040u
-#define FSCTL_GET_REPARSE_POINT 0x000900a8u
-#define FSCTL_SET_SPARSE 0x000900c4u
-#define FSCTL_SET_ZERO_DATA 0x000980c8u
-#define FSCTL_QUERY_ALLOCATED_RANGES 0x000940cfu
-#define FSCTL_DUPLICATE_EXTENTS_TO_FILE 0x00098344u
-#define FSCTL_PIPE_PEEK 0x0011400cu
-#define FSCTL_PIPE_WAIT 0x00110018u
-#define FSCTL_PIPE_TRANSCEIVE 0x0011c017u
-#define FSCTL_SRV_REQUEST_RESUME_KEY 0x00140078u
+#define FSCTL_DFS_GET_REFERRALS		   0x00060194u
+#define FSCTL_DFS_GET_REFERRALS_EX	   0x000601b0u
+#define FSCTL_GET_COMPRESSION		   0x0009003cu
+#define FSCTL_SET_COMPRESSION		   0x0009c040u
+#define FSCTL_GET_REPARSE_POINT		   0x000900a8u
+#define FSCTL_SET_SPARSE		   0x000900c4u
+#define FSCTL_SET_ZERO_DATA		   0x000980c8u
+#define FSCTL_QUERY_ALLOCATED_RANGES	   0x000940cfu
+#define FSCTL_DUPLICATE_EXTENTS_TO_FILE	   0x00098344u
+#define FSCTL_PIPE_PEEK			   0x0011400cu
+#define FSCTL_PIPE_WAIT			   0x00110018u
+#define FSCTL_PIPE_TRANSCEIVE		   0x0011c017u
+#define FSCTL_SRV_REQUEST_RESUME_KEY	   0x00140078u
 #define FSCTL_QUERY_NETWORK_INTERFACE_INFO 0x001401fcu
-#define FSCTL_VALIDATE_NEGOTIATE_INFO 0x00140204u
-#define FSCTL_SRV_ENUMERATE_SNAPSHOTS 0x00144064u
-#define FSCTL_SRV_COPYCHUNK 0x001440f2u
-#define FSCTL_SRV_COPYCHUNK_WRITE 0x001480f2u
+#define FSCTL_VALIDATE_NEGOTIATE_INFO	   0x00140204u
+#define FSCTL_SRV_ENUMERATE_SNAPSHOTS	   0x00144064u
+#define FSCTL_SRV_COPYCHUNK		   0x001440f2u
+#define FSCTL_SRV_COPYCHUNK_WRITE	   0x001480f2u
 
 /* MS-ERREF statuses only IOCTL answers. */
 #define STATUS_INVALID_VIEW_SIZE 0xc000001fu
 
 /* MS-FSCC 2.3.67 CompressionState. */
-#define COMPRESSION_FORMAT_NONE 0x0000
+#define COMPRESSION_FORMAT_NONE	   0x0000
 #define COMPRESSION_FORMAT_DEFAULT 0x0001
-#define COMPRESSION_FORMAT_LZNT1 0x0002
+#define COMPRESSION_FORMAT_LZNT1   0x0002
 
 /*
  * Server-side copy limits (§3.3.5.15.6: ServerSideCopyMaxNumberofChunks,
  * ServerSideCopyMaxChunkSize, ServerSideCopyMaxDataSize), Windows' values.
  */
 #define COPYCHUNK_MAX_CHUNKS 256u
-#define COPYCHUNK_MAX_CHUNK (1u << 20)
-#define COPYCHUNK_MAX_TOTAL (16u << 20)
-#define COPYCHUNK_RSP_LEN 12
-#define COPYCHUNK_HDR_LEN 32   /* SourceKey, ChunkCount, Reserved */
-#define COPYCHUNK_CHUNK_LEN 24 /* SRV_COPYCHUNK */
+#define COPYCHUNK_MAX_CHUNK  (1u << 20)
+#define COPYCHUNK_MAX_TOTAL  (16u << 20)
+#define COPYCHUNK_RSP_LEN    12
+#define COPYCHUNK_HDR_LEN    32 /* SourceKey, ChunkCount, Reserved */
+#define COPYCHUNK_CHUNK_LEN  24 /* SRV_COPYCHUNK */
 
 /*
  * A resume key (§2.2.32.3, 24 opaque bytes): the source open's FileId
@@ -87,20 +87,20 @@
 #define RESUME_KEY_LEN 24
 #define RESUME_RSP_LEN 32 /* ResumeKey, ContextLength, 4 bytes of Context */
 
-#define VNI_REQ_FIXED 24 /* Capabilities, Guid, SecurityMode, DialectCount */
-#define VNI_RSP_LEN 24
+#define VNI_REQ_FIXED	 24 /* Capabilities, Guid, SecurityMode, DialectCount */
+#define VNI_RSP_LEN	 24
 #define SNAPSHOT_RSP_LEN 16
-#define RANGE_LEN 16 /* FILE_ALLOCATED_RANGE_BUFFER */
+#define RANGE_LEN	 16 /* FILE_ALLOCATED_RANGE_BUFFER */
 
 /* One IOCTL being answered. */
 struct fsctl_call {
 	struct smb2_work *w;
 	uint32_t code;
-	struct smb2_open *o;   /* the open named, referenced; NULL: none */
-	struct smb2_buf in;    /* the input buffer (borrows the request) */
-	uint32_t max_out;      /* MaxOutputResponse */
-	struct smb2_buf out;   /* the output, at most max_out bytes */
-	bool body_on_error;    /* the output goes with an error status */
+	struct smb2_open *o; /* the open named, referenced; NULL: none */
+	struct smb2_buf in;  /* the input buffer (borrows the request) */
+	uint32_t max_out;    /* MaxOutputResponse */
+	struct smb2_buf out; /* the output, at most max_out bytes */
+	bool body_on_error;  /* the output goes with an error status */
 };
 
 /* FSCTL flags. */
@@ -122,7 +122,7 @@ struct fsctl {
 static bool io_locked(struct smb2_open *o, bool write, uint64_t off,
 		      uint64_t len)
 {
-	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
+	struct state_holder h = {.id = o, .tag = STATE_HOLDER_SMB};
 	struct state_range r;
 
 	state_range_io(off, len, &r);
@@ -154,7 +154,7 @@ static void resume_init(void)
 static bool resume_tag(uint64_t sid, uint64_t p, uint64_t v, uint8_t tag[8])
 {
 	uint8_t msg[24], mac[SMB2_SIG_SIZE];
-	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(msg) };
+	struct iovec iov = {.iov_base = msg, .iov_len = sizeof(msg)};
 
 	pthread_once(&resume_once, resume_init);
 	if (!resume_ready)
@@ -244,7 +244,7 @@ static uint32_t fsctl_validate_negotiate(struct fsctl_call *c)
 
 out_drop:
 	log_ratelimited(LL_WARN, "smb2: VALIDATE_NEGOTIATE_INFO does not "
-			"match the NEGOTIATE, closing the connection");
+				 "match the NEGOTIATE, closing the connection");
 	transport_conn_shutdown(conn->tconn);
 	return STATUS_ACCESS_DENIED;
 }
@@ -309,8 +309,10 @@ static uint32_t fsctl_enumerate_snapshots(struct fsctl_call *c)
 {
 	if (c->max_out < SNAPSHOT_RSP_LEN)
 		return STATUS_INVALID_PARAMETER;
-	if (!sb_put_u32(&c->out, 0) || !sb_put_u32(&c->out, 0) ||
-	    !sb_put_u32(&c->out, 2) || !sb_put_u32(&c->out, 0))
+	/* NumberOfSnapShots, NumberOfSnapShotsReturned: 0; SnapShotArraySize
+	 * 2; the empty list's NUL and 2 bytes of padding. */
+	if (!sb_put_zero(&c->out, 8) || !sb_put_u32(&c->out, 2) ||
+	    !sb_put_zero(&c->out, 4))
 		return STATUS_INSUFFICIENT_RESOURCES;
 	return STATUS_SUCCESS;
 }
@@ -339,7 +341,8 @@ static uint32_t fsctl_set_compression(struct fsctl_call *c)
 		return STATUS_ACCESS_DENIED;
 	if (fmt == COMPRESSION_FORMAT_NONE)
 		return STATUS_SUCCESS;
-	if (fmt == COMPRESSION_FORMAT_DEFAULT || fmt == COMPRESSION_FORMAT_LZNT1)
+	if (fmt == COMPRESSION_FORMAT_DEFAULT ||
+	    fmt == COMPRESSION_FORMAT_LZNT1)
 		return STATUS_NOT_SUPPORTED;
 	return STATUS_INVALID_PARAMETER;
 }
@@ -503,8 +506,8 @@ static struct smb2_open *resume_open(struct smb2_work *w,
 }
 
 /* SRV_COPYCHUNK_RESPONSE (§2.2.32.1) with the status it goes with. */
-static uint32_t copychunk_answer(struct fsctl_call *c, uint32_t st,
-				 uint32_t a, uint32_t b, uint32_t t)
+static uint32_t copychunk_answer(struct fsctl_call *c, uint32_t st, uint32_t a,
+				 uint32_t b, uint32_t t)
 {
 	if (c->max_out < COPYCHUNK_RSP_LEN)
 		return st;
@@ -542,8 +545,8 @@ static bool same_file(struct vfs_obj *a, struct vfs_obj *b)
  * overwritten. Returns the bytes copied or -errno.
  */
 static ssize_t copychunk_one(struct smb2_open *src, uint64_t soff,
-			     struct smb2_open *dst, uint64_t doff,
-			     uint32_t len, bool same, enum vfs_stable stable)
+			     struct smb2_open *dst, uint64_t doff, uint32_t len,
+			     bool same, enum vfs_stable stable)
 {
 	uint8_t *buf;
 	ssize_t n, m;
@@ -652,9 +655,8 @@ static uint32_t fsctl_copychunk(struct fsctl_call *c)
 		total += (uint64_t)n;
 		if ((uint32_t)n < len) {
 			/* The source shrank under the copy. */
-			st = copychunk_answer(c, STATUS_INVALID_VIEW_SIZE,
-					      done, (uint32_t)n,
-					      (uint32_t)total);
+			st = copychunk_answer(c, STATUS_INVALID_VIEW_SIZE, done,
+					      (uint32_t)n, (uint32_t)total);
 			goto out_put;
 		}
 		done++;
@@ -888,7 +890,7 @@ static bool ioctl_charge_ok(const struct smb2_work *w, uint64_t send,
 
 uint32_t smb2_cmd_ioctl(struct smb2_work *w, struct smb2_buf *body)
 {
-	struct fsctl_call c = { .w = w };
+	struct fsctl_call c = {.w = w};
 	const struct fsctl *f;
 	struct smb2_buf outbuf;
 	uint16_t ssize;
@@ -912,8 +914,7 @@ uint32_t smb2_cmd_ioctl(struct smb2_work *w, struct smb2_buf *body)
 	 * and every buffer lies inside this command. */
 	max_io = w->conn->dialect == SMB2_DIALECT_0202 ? 65536 : SMB2_MAX_IO;
 	if (in_len > max_io || out_len > max_io || max_in > max_io ||
-	    c.max_out > max_io ||
-	    !req_buffer(w, in_off, in_len, &c.in) ||
+	    c.max_out > max_io || !req_buffer(w, in_off, in_len, &c.in) ||
 	    !req_buffer(w, out_off, out_len, &outbuf) ||
 	    !ioctl_charge_ok(w, (uint64_t)in_len + out_len,
 			     (uint64_t)max_in + c.max_out))
