@@ -127,6 +127,8 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.needs_session = true,
 		.needs_tree = true,
 		.uses_fid = true,
+		.rsp_max = 48 + 32,
+		.handle = smb2_cmd_ioctl,
 	},
 	[SMB2_CANCEL] = {
 		.name = "CANCEL",
@@ -359,8 +361,9 @@ void smb2_rsp_header(struct smb2_work *w, uint32_t status)
 	uint8_t *h = w->rsp.base;
 	uint32_t flags = SMB2_FLAGS_SERVER_TO_REDIR;
 
-	if (!status_has_body(w->command, status))
+	if (!status_has_body(w->command, status) && !w->keep_body)
 		rsp_error_body(w);
+	w->keep_body = false;
 	if (w->flags & SMB2_FLAGS_RELATED_OPERATIONS)
 		flags |= SMB2_FLAGS_RELATED_OPERATIONS;
 	w->err_data_len = 0;

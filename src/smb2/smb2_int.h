@@ -249,6 +249,9 @@ struct smb2_work {
 	uint8_t err_data[8];         /* an error response's ErrorData */
 	uint8_t err_data_len;
 	bool deferred;               /* the command waits for a worker */
+	/* The handler's body goes with its error status (an IOCTL's
+	 * copychunk answer, MS-SMB2 §3.3.5.15.6.1). */
+	bool keep_body;
 };
 
 /* One command (MS-SMB2 §3.3.5): its handler and what it needs. */
@@ -385,6 +388,8 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_change_notify(struct smb2_work *w, struct smb2_buf *body);
 /* smb2_dir.c */
 uint32_t smb2_cmd_query_directory(struct smb2_work *w, struct smb2_buf *body);
+/* smb2_ioctl.c */
+uint32_t smb2_cmd_ioctl(struct smb2_work *w, struct smb2_buf *body);
 /* smb2_rw.c */
 uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body);
