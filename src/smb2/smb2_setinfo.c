@@ -213,6 +213,14 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 			 : STATUS_ACCESS_DENIED; /* the share root */
 		goto out_put;
 	}
+	/* An open of the source's directory with DELETE access holds its
+	 * names in place, as on Windows and Samba (smbtorture
+	 * rename.share_delete_and_delete_access and
+	 * no_share_delete_but_delete_access). */
+	if (state_share_grants_obj(sdir, STATE_ACCESS_DELETE)) {
+		st = STATUS_SHARING_VIOLATION;
+		goto out_put;
+	}
 	st = target_check(tdir, tleaf, tlen, o->obj, replace);
 	if (st != STATUS_SUCCESS)
 		goto out_put;
