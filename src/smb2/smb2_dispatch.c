@@ -531,14 +531,14 @@ static bool run_command(struct smb2_work *w)
 	w->sign = false;
 	if (!cmd || !cmd->name) {
 		status = STATUS_INVALID_PARAMETER;
-		goto out_finish;
+		goto out_refuse;
 	}
 	/* The body: the bytes after the header, to the next command. */
 	if (!sb_range(&w->msg, w->off + SMB2_HDR_LEN,
 		      w->cmd_len - SMB2_HDR_LEN, &body) ||
 	    !sb_get_u16(&body, &ssize) || ssize != cmd->structure_size) {
 		status = STATUS_INVALID_PARAMETER;
-		goto out_finish;
+		goto out_refuse;
 	}
 	body.pos = 0;
 	if (w->command != SMB2_NEGOTIATE && !w->conn->negotiated) {
@@ -558,6 +558,20 @@ static bool run_command(struct smb2_work *w)
 		w->sign = w->command != SMB2_SESSION_SETUP &&
 			  smb2_sign_wanted(w);
 	}
+	/* §3.3.5.2.7.2: the first command of a compound has nothing to be
+	 * related to, and the related commands after it inherit that
+	 * (smbtorture compound.invalid1, related9); each answer is still
+	 * signed. */
+	if (w->flags & SMB2_FLAGS_RELATED_OPERATIONS) {
+		if (w->index == 0)
+			w->related_bad = true;
+		if (w->related_bad) {
+			status = STATUS_INVALID_PARAMETER;
+			goto out_finish;
+		}
+	} else {
+		w->related_bad = false;
+	}
 	if (cmd->needs_tree) {
 		status = find_tree(w);
 		if (status != STATUS_SUCCESS)
@@ -568,6 +582,15 @@ static bool run_command(struct smb2_work *w)
 			status = STATUS_INTERNAL_ERROR;
 			goto out_finish;
 		}
+	}
+	/* §3.3.5.2.7.2: a related command on a file after a failed CREATE
+	 * fails with its status. Windows (smbtorture compound.related6)
+	 * and Samba carry only a CREATE's failure down the chain: a READ
+	 * still runs after a WRITE was denied. */
+	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && cmd->uses_fid &&
+	    w->command != SMB2_CREATE && w->fid_error) {
+		status = w->fid_error;
+		goto out_finish;
 	}
 	if (!cmd->handle) {
 		status = STATUS_NOT_SUPPORTED;
@@ -581,11 +604,22 @@ static bool run_command(struct smb2_work *w)
 		w->deferred = true;
 		return false;
 	}
-	/* §3.3.5.2.7.2: a related command after a failed one that had a
-	 * FileId fails with its status. */
-	if (cmd->uses_fid)
-		w->fid_error = smb2_status_is_error(status) ? status : 0;
+	goto out_finish;
+out_refuse:
+	/* A command refused before its session was looked at: its answer
+	 * is signed all the same when the request was (a client on a
+	 * signed session drops an unsigned one: compound.invalid4). */
+	if (((w->flags & SMB2_FLAGS_SIGNED) ||
+	     ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0)) &&
+	    w->conn->negotiated && find_session(w, cmd) == STATUS_SUCCESS &&
+	    smb2_sign_check_request(w) == STATUS_SUCCESS)
+		w->sign = w->command != SMB2_SESSION_SETUP &&
+			  smb2_sign_wanted(w);
 out_finish:
+	/* What a CREATE leaves to the related commands after it, whether it
+	 * failed in its handler or before (a tree gone). */
+	if (w->command == SMB2_CREATE)
+		w->fid_error = smb2_status_is_error(status) ? status : 0;
 	if (smb2_status_is_error(status))
 		log_debug("smb2: %s (mid %llu) -> %#x",
 			  cmd && cmd->name ? cmd->name : "?",

@@ -21,8 +21,6 @@ uint32_t smb2_open_lookup(struct smb2_work *w, uint64_t persistent,
 	    persistent == UINT64_MAX && volatile_id == UINT64_MAX) {
 		if (!w->have_fid)
 			return STATUS_INVALID_HANDLE;
-		if (w->fid_error)
-			return w->fid_error;
 		persistent = w->fid_persistent;
 		volatile_id = w->fid_volatile;
 	}

@@ -231,7 +231,8 @@ struct smb2_work {
 	uint64_t fid_persistent;
 	uint64_t fid_volatile;
 	bool have_fid;
-	uint32_t fid_error;          /* the status of the command that had it */
+	uint32_t fid_error;          /* a failed CREATE's status, or 0 */
+	bool related_bad;            /* related to nothing (index 0) */
 	uint32_t last_status;
 
 	/* The responses: the open reply segment holds @seg_used bytes of

@@ -35,6 +35,8 @@
 struct lock_elem {
 	struct state_range r;
 	bool excl;
+	bool unlock;
+	uint32_t st;  /* its decoding: bad flags are found in turn */
 };
 
 /* A waiting lock: what to try again. */
@@ -141,7 +143,8 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	uint16_t ssize, count, i, taken = 0;
 	uint32_t seq, st = STATUS_SUCCESS;
 	uint64_t p, v;
-	bool unlock, first_unlock = false, fail_now, all_fail_now = true;
+	bool unlock = false, first_unlock = false, fail_now = false;
+	bool all_fail_now = true;
 	int err;
 
 	if (!sb_get_u16(body, &ssize) || !sb_get_u16(body, &count) ||
@@ -151,28 +154,45 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	(void)seq; /* lock sequence replay: resilient handles, tier 2 */
 	if (!count || sb_remaining(body) / LOCK_ELEMENT_LEN < count)
 		return STATUS_INVALID_PARAMETER;
-	el = req_alloc(w->req, (size_t)count * sizeof(*el));
-	if (!el)
-		return STATUS_INSUFFICIENT_RESOURCES;
-	for (i = 0; i < count; i++) {
-		st = elem_decode(body, &unlock, &fail_now, &el[i]);
-		if (st != STATUS_SUCCESS)
-			return st;
-		if (i == 0)
-			first_unlock = unlock;
-		else if (unlock != first_unlock)
-			return STATUS_INVALID_PARAMETER;
-		if (!fail_now)
-			all_fail_now = false;
-	}
-	if (!first_unlock && count > 1 && !all_fail_now)
-		return STATUS_INVALID_PARAMETER;
+	/* The open first: a closed FileId is FILE_CLOSED whatever its
+	 * elements say (smbtorture lock.valid-request). */
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
 	h.id = o;
+	el = req_alloc(w->req, (size_t)count * sizeof(*el));
+	if (!el) {
+		st = STATUS_INSUFFICIENT_RESOURCES;
+		goto out_put;
+	}
+	for (i = 0; i < count; i++) {
+		el[i].st = elem_decode(body, &unlock, &fail_now, &el[i]);
+		el[i].unlock = unlock;
+		if (i == 0)
+			first_unlock = unlock;
+		if (!fail_now)
+			all_fail_now = false;
+	}
+	if (el[0].st != STATUS_SUCCESS) {
+		st = el[0].st;
+		goto out_put;
+	}
+	if (!first_unlock && count > 1 && !all_fail_now) {
+		st = STATUS_INVALID_PARAMETER;
+		goto out_put;
+	}
+	/* §3.3.5.14.1: the elements run in order; a lock or a malformed
+	 * element among unlocks fails the request there, the unlocks
+	 * before it stay done (smbtorture lock.multiple-unlock,
+	 * valid-request). */
 	if (first_unlock) {
 		for (i = 0; i < count; i++) {
+			if (el[i].st != STATUS_SUCCESS || !el[i].unlock) {
+				st = el[i].st != STATUS_SUCCESS
+					     ? el[i].st
+					     : STATUS_INVALID_PARAMETER;
+				goto out_put;
+			}
 			err = state_unlock(o->sf, &h, &el[i].r);
 			if (err) {
 				st = STATUS_RANGE_NOT_LOCKED;
@@ -181,7 +201,16 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 		}
 		goto out_reply;
 	}
+	/* §3.3.5.14.2: an unlock among locks fails the request, and the
+	 * locks it took go back like those of a lock that conflicts. */
 	for (taken = 0; taken < count; taken++) {
+		if (el[taken].st != STATUS_SUCCESS || el[taken].unlock) {
+			st = el[taken].st != STATUS_SUCCESS
+				     ? el[taken].st
+				     : STATUS_INVALID_PARAMETER;
+			err = -EINVAL;
+			break;
+		}
 		err = lock_try(o, &el[taken]);
 		if (err)
 			break;
@@ -191,6 +220,8 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	/* All or nothing: what this request took goes back. */
 	for (i = 0; i < taken; i++)
 		(void)state_unlock(o->sf, &h, &el[i].r);
+	if (err == -EINVAL && st != STATUS_SUCCESS)
+		goto out_put;
 	if (err != -EAGAIN || all_fail_now) {
 		st = smb2_status(SMB2_LOCK, err);
 		goto out_put;

@@ -234,6 +234,14 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 			 : STATUS_ACCESS_DENIED; /* the share root */
 		goto out_put;
 	}
+	/* An open of the source's directory with DELETE access holds its
+	 * names in place, as on Windows and Samba (smbtorture
+	 * rename.share_delete_and_delete_access and
+	 * no_share_delete_but_delete_access). */
+	if (state_share_grants_obj(sdir, STATE_ACCESS_DELETE)) {
+		st = STATUS_SHARING_VIOLATION;
+		goto out_put;
+	}
 	/* The source by its name on disk (the open's path is as the client
 	 * spelt it), and still this open's file. */
 	err = smb2_path_lookup(w->tree, sdir, sleaf, slen, &cur, sreal,

@@ -195,6 +195,13 @@ bool state_share_denies(struct state_file *f, uint32_t access);
 bool state_share_denies_obj(struct vfs_obj *obj, uint32_t access);
 
 /*
+ * state_share_grants_obj() - does a share on the entry of @obj hold any of
+ * @access? False without an entry. (SMB: a directory open with DELETE
+ * access keeps the names in it from being renamed.)
+ */
+bool state_share_grants_obj(struct vfs_obj *obj, uint32_t access);
+
+/*
  * state_may_delete() - may the file @obj lose a name (REMOVE, or RENAME
  * of it or over it)? 0, or -ETXTBSY while a share on it denies DELETE
  * (status tables: NFS4ERR_FILE_OPEN, NFS3ERR_ACCES; SMB:

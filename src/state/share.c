@@ -246,6 +246,24 @@ bool state_share_denies_obj(struct vfs_obj *obj, uint32_t access)
 	return ret;
 }
 
+/** state_share_grants_obj() - see file_state.h. */
+bool state_share_grants_obj(struct vfs_obj *obj, uint32_t access)
+{
+	struct state_file *f;
+	bool ret = false;
+
+	f = state_file_find(obj);
+	if (!f)
+		return false;
+	pthread_mutex_lock(&f->mu);
+	for (uint32_t b = 0; b < STATE_NBITS; b++)
+		if ((access & (1u << b)) && f->nacc[b])
+			ret = true;
+	pthread_mutex_unlock(&f->mu);
+	state_file_put(f);
+	return ret;
+}
+
 /** state_delete_check_needed() - see file_state.h. */
 bool state_delete_check_needed(void)
 {

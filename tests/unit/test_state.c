@@ -258,6 +258,11 @@ static void test_share_calls(void **state)
 	assert_false(state_share_denies(f, STATE_ACCESS_READ));
 	assert_true(state_share_denies_obj(objs[0], STATE_ACCESS_WRITE));
 	assert_false(state_share_denies_obj(objs[1], STATE_ACCESS_WRITE));
+	/* what the shares hold (not what they deny) */
+	assert_true(state_share_grants_obj(objs[0], STATE_ACCESS_READ));
+	assert_false(state_share_grants_obj(objs[0], STATE_ACCESS_WRITE));
+	assert_false(state_share_grants_obj(objs[0], STATE_ACCESS_DELETE));
+	assert_false(state_share_grants_obj(objs[1], STATE_ACCESS_READ));
 	state_counts(&c);
 	assert_int_equal(c.shares, 2);
 	assert_int_equal(c.deny[1], 1);
@@ -268,9 +273,12 @@ static void test_share_calls(void **state)
 		state_share_change(f, &PB,
 				   STATE_ACCESS_READ | STATE_ACCESS_WRITE, 0),
 		0);
+	assert_true(state_share_grants_obj(objs[0], STATE_ACCESS_WRITE));
 	state_share_release(f, &PA);
 	state_share_release(f, &PA); /* nothing: fine */
 	state_share_release(f, &PB);
+	assert_false(state_share_grants_obj(objs[0], STATE_ACCESS_WRITE |
+							     STATE_ACCESS_READ));
 	state_file_put(f);
 	expect_clean();
 }
