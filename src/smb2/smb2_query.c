@@ -143,7 +143,9 @@ static uint32_t query_alt_name(struct smb2_work *w, struct smb2_open *o,
 	leaf = strrchr(path, '/');
 	leaf = leaf ? leaf + 1 : path;
 	n = short_name(leaf, strlen(leaf), sn);
-	if (sb_remaining(out) < 4)
+	/* Below sizeof(FILE_NAME_INFORMATION), 8 with its padding, as
+	 * Windows counts it (smbtorture getinfo.qfile_buffercheck). */
+	if (sb_remaining(out) < 8)
 		return STATUS_INFO_LENGTH_MISMATCH;
 	sb_put_u32(out, (uint32_t)(2 * n));
 	for (i = 0; i < n; i++)
