@@ -250,3 +250,23 @@ nasd_kill9() {
 	NASD_PID=
 	nasd_sanitizer_clean
 }
+
+# kclient_results NAME OUTDIR: judge a ../shared/kclient run by its
+# results.txt: at least 5 STEP lines, every STEP rc=0, every CHECK ok.
+kclient_results() {
+	local name=$1 out=$2 nsteps bad badchk
+	if [ ! -f "$out/results.txt" ]; then
+		t_fail "${name}_results" "no $out/results.txt"
+		[ -f "$out/console.log" ] && tail -n 40 "$out/console.log"
+		return 1
+	fi
+	nsteps=$(grep -c '^STEP ' "$out/results.txt")
+	bad=$(grep '^STEP ' "$out/results.txt" | grep -v ' rc=0 ')
+	badchk=$(grep '^CHECK .*FAILED' "$out/results.txt")
+	[ "$nsteps" -ge 5 ] && t_ok "${name}_ran_steps" ||
+		t_fail "${name}_ran_steps" "only $nsteps STEP lines"
+	[ -z "$bad" ] && t_ok "${name}_every_step_rc0" ||
+		t_fail "${name}_every_step_rc0" "$(echo "$bad" | tr '\n' '|')"
+	[ -z "$badchk" ] && t_ok "${name}_every_check_ok" ||
+		t_fail "${name}_every_check_ok" "$(echo "$badchk" | tr '\n' '|')"
+}

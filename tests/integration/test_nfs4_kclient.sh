@@ -45,7 +45,7 @@ nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 
 # run_kclient PROTO WORKLOAD NAME
 run_kclient() {
-	local proto=$1 wl=$2 name=$3 out=$T_DIR/$3 rc nsteps bad badchk
+	local proto=$1 wl=$2 name=$3 out=$T_DIR/$3 rc
 	t_log "running kclient: $proto $wl --export $EXP --nfs-port $PORT"
 	bash "$KCLIENT_DIR/run.sh" "$proto" "$wl" --export "$EXP" \
 		--nfs-port "$PORT" --outdir "$out" --timeout 900 --mountstats \
@@ -53,20 +53,7 @@ run_kclient() {
 	rc=$?
 	cat "$T_DIR/$name.out"
 	t_eq "${name}_exit_status" 0 "$rc"
-	if [ ! -f "$out/results.txt" ]; then
-		t_fail "${name}_results" "no $out/results.txt"
-		[ -f "$out/console.log" ] && tail -n 40 "$out/console.log"
-		return
-	fi
-	nsteps=$(grep -c '^STEP ' "$out/results.txt")
-	bad=$(grep '^STEP ' "$out/results.txt" | grep -v ' rc=0 ')
-	badchk=$(grep '^CHECK .*FAILED' "$out/results.txt")
-	[ "$nsteps" -ge 5 ] && t_ok "${name}_ran_steps" ||
-		t_fail "${name}_ran_steps" "only $nsteps STEP lines"
-	[ -z "$bad" ] && t_ok "${name}_every_step_rc0" ||
-		t_fail "${name}_every_step_rc0" "$(echo "$bad" | tr '\n' '|')"
-	[ -z "$badchk" ] && t_ok "${name}_every_check_ok" ||
-		t_fail "${name}_every_check_ok" "$(echo "$badchk" | tr '\n' '|')"
+	kclient_results "$name" "$out" || return
 	# which NFSv4 operations the client used (for the log)
 	if [ -f "$out/mountstats.txt" ]; then
 		t_log "$name ops used: $(grep -E '^[[:space:]]*[A-Z_]+: [1-9]' \

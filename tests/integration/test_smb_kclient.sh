@@ -38,7 +38,7 @@ nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 
 # run_kclient WORKLOAD NAME
 run_kclient() {
-	local wl=$1 name=$2 out=$T_DIR/$2 rc nsteps bad badchk
+	local wl=$1 name=$2 out=$T_DIR/$2 rc
 	t_log "running kclient: smb3 $wl --smb-port $SPORT --export share"
 	bash "$KCLIENT_DIR/run.sh" smb3 "$wl" --smb-port "$SPORT" \
 		--export share --user kcuser --pass kc-Passw0rd \
@@ -46,20 +46,7 @@ run_kclient() {
 	rc=$?
 	cat "$T_DIR/$name.out"
 	t_eq "${name}_exit_status" 0 "$rc"
-	if [ ! -f "$out/results.txt" ]; then
-		t_fail "${name}_results" "no $out/results.txt"
-		[ -f "$out/console.log" ] && tail -n 40 "$out/console.log"
-		return
-	fi
-	nsteps=$(grep -c '^STEP ' "$out/results.txt")
-	bad=$(grep '^STEP ' "$out/results.txt" | grep -v ' rc=0 ')
-	badchk=$(grep '^CHECK .*FAILED' "$out/results.txt")
-	[ "$nsteps" -ge 10 ] && t_ok "${name}_ran_steps" ||
-		t_fail "${name}_ran_steps" "only $nsteps STEP lines"
-	[ -z "$bad" ] && t_ok "${name}_every_step_rc0" ||
-		t_fail "${name}_every_step_rc0" "$(echo "$bad" | tr '\n' '|')"
-	[ -z "$badchk" ] && t_ok "${name}_every_check_ok" ||
-		t_fail "${name}_every_check_ok" "$(echo "$badchk" | tr '\n' '|')"
+	kclient_results "$name" "$out" || return
 }
 
 run_kclient default smb3_default
