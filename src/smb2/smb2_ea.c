@@ -198,72 +198,54 @@ static enum fscc_status append_one(struct vfs_obj *o, struct fscc_list *l,
 	return fscc_ea_append(l, &ea);
 }
 
-uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
-		       uint32_t flags, uint32_t ea_index, struct smb2_buf *out)
+/* MS-FSA 2.1.5.12.5: the EAs a GET list names, in its order, each with
+ * no value when the file lacks it. */
+static uint32_t query_named(struct vfs_obj *o, const struct smb2_buf *get,
+			    uint32_t flags, const char *names, size_t nlen,
+			    uint8_t *val, struct fscc_list *l)
 {
 	char x[EA_PREFIX_LEN + EA_NAME_MAX + 1];
-	struct fscc_list l;
 	struct fscc_ea_iter it;
+	enum fscc_status fs;
 	struct fscc_ea ea;
 	const char *n;
-	uint8_t *val;
-	char *names = NULL;
-	ssize_t nlen;
-	size_t at = 0;
-	uint32_t index = 0, i, st = STATUS_SUCCESS;
-	bool end, any = false;
+	bool end;
 	int err = 0;
 
-	val = malloc(VFS_XATTR_VALUE_MAX);
-	if (!val)
-		return STATUS_INSUFFICIENT_RESOURCES;
-	fscc_list_init(&l, out, 4);
-	if (get && get->len) {
-		/* MS-FSA 2.1.5.12.5: the names asked for, in their order,
-		 * each with no value when the file lacks it. */
-		nlen = list_names(o->obj, &names);
-		if (nlen < 0) {
-			st = ea_status((int)nlen);
-			goto out_free;
-		}
-		fscc_ea_iter_init_get(&it, get);
-		for (;;) {
-			enum fscc_status fs = fscc_ea_next(&it, &ea, &end);
+	fscc_ea_iter_init_get(&it, get);
+	for (;;) {
+		fs = fscc_ea_next(&it, &ea, &end);
+		if (fs != FSCC_OK)
+			return fscc_ntstatus(fs);
+		if (end)
+			return STATUS_SUCCESS;
+		if (!xname_of(ea.name, ea.name_len, x, sizeof(x)))
+			return STATUS_INVALID_EA_NAME;
+		n = names ? find_ci(names, nlen, x) : NULL;
+		fs = append_one(o, l, n ? n : x, val, true, &err);
+		if (err)
+			return ea_status(err);
+		if (fs == FSCC_NO_SPACE)
+			return l->count ? STATUS_BUFFER_OVERFLOW
+					: STATUS_BUFFER_TOO_SMALL;
+		if (flags & SL_RETURN_SINGLE_ENTRY)
+			return STATUS_SUCCESS;
+	}
+}
 
-			if (fs != FSCC_OK) {
-				st = fscc_ntstatus(fs);
-				goto out_free;
-			}
-			if (end)
-				break;
-			if (!xname_of(ea.name, ea.name_len, x, sizeof(x))) {
-				st = STATUS_INVALID_EA_NAME;
-				goto out_free;
-			}
-			n = names ? find_ci(names, (size_t)nlen, x) : NULL;
-			fs = append_one(o->obj, &l, n ? n : x, val, true,
-					&err);
-			if (err) {
-				st = ea_status(err);
-				goto out_free;
-			}
-			if (fs == FSCC_NO_SPACE) {
-				st = l.count ? STATUS_BUFFER_OVERFLOW
-					     : STATUS_BUFFER_TOO_SMALL;
-				goto out_free;
-			}
-			if (flags & SL_RETURN_SINGLE_ENTRY)
-				break;
-		}
-		goto out_free;
-	}
-	nlen = list_names(o->obj, &names);
-	if (nlen < 0) {
-		st = ea_status((int)nlen);
-		goto out_free;
-	}
-	/* The enumeration: from the open's place, the start, or an index
-	 * (1-based, MS-FSA 2.1.5.12.5). */
+/* The open's enumeration: from where it stands, the start, or an index
+ * (1-based, MS-FSA 2.1.5.12.5). */
+static uint32_t query_enum(struct smb2_open *o, uint32_t flags,
+			   uint32_t ea_index, const char *names, size_t nlen,
+			   uint8_t *val, struct fscc_list *l)
+{
+	uint32_t index, i, st = STATUS_SUCCESS;
+	enum fscc_status fs;
+	const char *n;
+	size_t at = 0;
+	bool any = false;
+	int err;
+
 	pthread_mutex_lock(&o->mu);
 	if (flags & SL_RESTART_SCAN)
 		o->ea_index = 0;
@@ -271,24 +253,19 @@ uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
 	pthread_mutex_unlock(&o->mu);
 	if (flags & SL_INDEX_SPECIFIED)
 		index = ea_index ? ea_index - 1 : 0;
-	for (i = 0; names && (n = next_ea(names, (size_t)nlen, &at)); i++) {
-		enum fscc_status fs;
-
+	for (i = 0; names && (n = next_ea(names, nlen, &at)); i++) {
 		any = true;
 		if (i < index)
 			continue;
-		fs = append_one(o->obj, &l, n, val, false, &err);
-		if (err == -ENODATA) { /* removed meanwhile */
-			err = 0;
+		err = 0;
+		fs = append_one(o->obj, l, n, val, false, &err);
+		if (err == -ENODATA) /* removed meanwhile */
 			continue;
-		}
-		if (err) {
-			st = ea_status(err);
-			goto out_free;
-		}
+		if (err)
+			return ea_status(err);
 		if (fs == FSCC_NO_SPACE) {
-			st = l.count ? STATUS_BUFFER_OVERFLOW
-				     : STATUS_BUFFER_TOO_SMALL;
+			st = l->count ? STATUS_BUFFER_OVERFLOW
+				      : STATUS_BUFFER_TOO_SMALL;
 			break;
 		}
 		index = i + 1;
@@ -296,13 +273,39 @@ uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
 			break;
 	}
 	if (!any)
-		st = STATUS_NO_EAS_ON_FILE;
-	else if (!l.count && st == STATUS_SUCCESS)
-		st = STATUS_NO_MORE_EAS;
+		return STATUS_NO_EAS_ON_FILE;
+	if (!l->count && st == STATUS_SUCCESS)
+		return STATUS_NO_MORE_EAS;
 	pthread_mutex_lock(&o->mu);
 	o->ea_index = index;
 	pthread_mutex_unlock(&o->mu);
-out_free:
+	return st;
+}
+
+uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
+		       uint32_t flags, uint32_t ea_index, struct smb2_buf *out)
+{
+	struct fscc_list l;
+	char *names = NULL;
+	uint8_t *val;
+	ssize_t nlen;
+	uint32_t st;
+
+	val = malloc(VFS_XATTR_VALUE_MAX);
+	if (!val)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	nlen = list_names(o->obj, &names);
+	if (nlen < 0) {
+		free(val);
+		return ea_status((int)nlen);
+	}
+	fscc_list_init(&l, out, 4);
+	if (get && get->len)
+		st = query_named(o->obj, get, flags, names, (size_t)nlen, val,
+				 &l);
+	else
+		st = query_enum(o, flags, ea_index, names, (size_t)nlen, val,
+				&l);
 	free(names);
 	free(val);
 	return st;
