@@ -4,8 +4,10 @@
 # copied and compared, a file the server wrote itself, rename over an
 # existing file, truncate up and down, a file removed while another
 # process still reads it, an fcntl lock one process holds that a second
-# one cannot take until it is released (SMB2 LOCK on two opens), and a
-# sparse file read back with its holes as zeros.
+# one cannot take until it is released (SMB2 LOCK on two opens), a
+# sparse file read back with its holes as zeros, and, with kc_fileops,
+# copy_file_range, cp --reflink=auto, a punched hole found by SEEK_HOLE
+# and SEEK_DATA, and fallocate.
 
 # --- 1000 files ---
 mkdir many
@@ -75,6 +77,34 @@ step sparse_write mk_sparse sparse
 drop_caches
 check sparse_md5 [ "$(md5sum < sparse)" = "$(md5sum < /tmp/sparse.ref)" ]
 check sparse_size [ "$(stat -c %s sparse)" = 3145728 ]
+
+# --- server-side copy, clone, punch, SEEK_HOLE, fallocate: SMB2 IOCTLs
+# and SET_INFO (kc_fileops, carried in by test_smb_kclient.sh) ---
+if [ -x /tmp/kc_fileops ]; then
+	dd if=/dev/urandom of=/tmp/cf bs=64k count=32 2>/dev/null
+	head -c 524288 /tmp/cf >/tmp/cf.head
+	tail -c 524288 /tmp/cf >/tmp/cf.tail
+	dd if=/dev/zero of=/tmp/z1m bs=64k count=16 2>/dev/null
+	cp /tmp/cf cfsrc
+	step copy_file_range /tmp/kc_fileops copy cfsrc cfdst
+	step reflink_auto /tmp/kc_fileops reflink cfsrc cfref
+	drop_caches
+	check copy_file_range_bytes cmp /tmp/cf cfdst
+	check reflink_auto_bytes cmp /tmp/cf cfref
+	step punch_hole /tmp/kc_fileops punch cfsrc 524288 1048576
+	drop_caches
+	check punch_keeps_size [ "$(stat -c %s cfsrc)" = 2097152 ]
+	check punch_reads_zero sh -c 'dd if=cfsrc bs=64k skip=8 count=16 2>/dev/null | cmp - /tmp/z1m'
+	check punch_keeps_head sh -c 'head -c 524288 cfsrc | cmp - /tmp/cf.head'
+	check punch_keeps_tail sh -c 'tail -c 524288 cfsrc | cmp - /tmp/cf.tail'
+	check seek_hole_finds_punch [ "$(/tmp/kc_fileops seek cfsrc 0 hole)" = 524288 ]
+	check seek_data_after_punch [ "$(/tmp/kc_fileops seek cfsrc 524288 data)" = 1572864 ]
+	step fallocate_4MiB fallocate -l 4194304 falloc
+	check fallocate_size [ "$(stat -c %s falloc)" = 4194304 ]
+	rm -f cfsrc cfdst cfref falloc
+else
+	check kc_fileops_carried_in false
+fi
 
 rm -f data data.copy a2 lk sparse
 kc_summary

@@ -4,7 +4,9 @@
 # and runs the default workload (64 MiB write+fsync, cold read, md5, 500
 # small files, mkdir/rmdir, rename, symlink, hardlink, truncate, df), then
 # kclient-smb.sh (1000 files with ls -l, copies, rename over, truncate, a
-# file removed while open, an fcntl lock across processes, a sparse file).
+# file removed while open, an fcntl lock across processes, a sparse file,
+# copy_file_range, reflink=auto, hole punching with SEEK_HOLE/SEEK_DATA,
+# fallocate).
 # Every STEP must have rc=0 and every CHECK pass; the files the guest
 # leaves belong to the user's uid on disk.
 # usage: test_smb_kclient.sh NASD      (KCLIENT_DIR overrides the kclient path)
@@ -49,9 +51,26 @@ run_kclient() {
 	kclient_results "$name" "$out" || return
 }
 
+# kc_fileops (copy_file_range, FICLONE, punch, SEEK_HOLE: busybox has
+# none) built static here and carried into the guest inside the workload.
+WL=$T_DIR/workload-smb.sh
+if cc -static -Os -o "$T_DIR/kc_fileops" "$HERE/kc_fileops.c" 2>"$T_DIR/cc.err"; then
+	{
+		echo "base64 -d >/tmp/kc_fileops <<'KC_B64'"
+		base64 "$T_DIR/kc_fileops"
+		echo "KC_B64"
+		echo "chmod 755 /tmp/kc_fileops"
+		cat "$HERE/kclient-smb.sh"
+	} >"$WL"
+	t_ok "kc_fileops_built"
+else
+	t_fail "kc_fileops_built" "$(head -n 5 "$T_DIR/cc.err" | tr '\n' ' ')"
+	cp "$HERE/kclient-smb.sh" "$WL"
+fi
+
 run_kclient default smb3_default
 kill -0 "$NASD_PID" 2>/dev/null || t_die "nasd_alive" "nasd died"
-run_kclient "$HERE/kclient-smb.sh" smb3_workload
+run_kclient "$WL" smb3_workload
 others=$(find "$EXP" -mindepth 1 ! -uid 1234 | head -n 5)
 [ -z "$others" ] && t_ok "files_owned_by_user" ||
 	t_fail "files_owned_by_user" "$others"
