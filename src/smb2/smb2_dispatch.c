@@ -100,6 +100,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.inline_ok = true,
 		.rsp_max = 16,
 		.handle = smb2_cmd_read,
+		.out_len_at = 4,
 	},
 	[SMB2_WRITE] = {
 		.name = "WRITE",
@@ -109,6 +110,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 16,
 		.handle = smb2_cmd_write,
+		.in_len_at = 4,
 	},
 	[SMB2_LOCK] = {
 		.name = "LOCK",
@@ -126,6 +128,8 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.needs_session = true,
 		.needs_tree = true,
 		.uses_fid = true,
+		.in_len_at = 28,
+		.out_len_at = 44,
 	},
 	[SMB2_CANCEL] = {
 		.name = "CANCEL",
@@ -146,6 +150,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 8,
 		.handle = smb2_cmd_query_directory,
+		.out_len_at = 28,
 	},
 	[SMB2_CHANGE_NOTIFY] = {
 		.name = "CHANGE_NOTIFY",
@@ -156,6 +161,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.inline_ok = true,
 		.rsp_max = 8,
 		.handle = smb2_cmd_change_notify,
+		.out_len_at = 4,
 	},
 	[SMB2_QUERY_INFO] = {
 		.name = "QUERY_INFO",
@@ -166,6 +172,8 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.inline_ok = true,
 		.rsp_max = 8,
 		.handle = smb2_cmd_query_info,
+		.in_len_at = 12,
+		.out_len_at = 4,
 	},
 	[SMB2_SET_INFO] = {
 		.name = "SET_INFO",
@@ -175,6 +183,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 2,
 		.handle = smb2_cmd_set_info,
+		.in_len_at = 4,
 	},
 	[SMB2_OPLOCK_BREAK] = {
 		.name = "OPLOCK_BREAK",
@@ -452,6 +461,34 @@ static uint32_t find_tree(struct smb2_work *w)
 	return w->tree ? STATUS_SUCCESS : STATUS_NETWORK_NAME_DELETED;
 }
 
+/* The 32-bit size at @at of @body, 0 when there is none. */
+static uint32_t body_len_at(const struct smb2_buf *body, uint8_t at)
+{
+	if (!at || body->len < (size_t)at + 4)
+		return 0;
+	return get_le32(body->base + at);
+}
+
+/*
+ * §3.3.5.2.5: the CreditCharge covers the larger of the data the request
+ * carries and the data it asks back, one credit per 64 KiB (0 counts as
+ * 1); without multi-credit (2.0.2) neither may pass 64 KiB. A request
+ * asking for more than it paid for fails, whatever it is.
+ */
+static bool charge_covers(const struct smb2_work *w,
+			  const struct smb2_cmd *cmd,
+			  const struct smb2_buf *body)
+{
+	uint32_t in = body_len_at(body, cmd->in_len_at);
+	uint32_t out = body_len_at(body, cmd->out_len_at);
+	uint32_t size = in > out ? in : out;
+	uint32_t charge = w->credit_charge ? w->credit_charge : 1;
+
+	if (w->conn->dialect == SMB2_DIALECT_0202)
+		return size <= 65536;
+	return !size || charge >= (size - 1) / 65536 + 1;
+}
+
 /*
  * Run the current command; its response is left built in w->rsp. False:
  * out of memory, or (w->deferred) it must run on a worker.
@@ -484,6 +521,10 @@ static bool run_command(struct smb2_work *w)
 	}
 	body.pos = 0;
 	if (w->command != SMB2_NEGOTIATE && !w->conn->negotiated) {
+		status = STATUS_INVALID_PARAMETER;
+		goto out_finish;
+	}
+	if (!charge_covers(w, cmd, &body)) {
 		status = STATUS_INVALID_PARAMETER;
 		goto out_finish;
 	}
