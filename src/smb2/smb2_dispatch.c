@@ -418,6 +418,7 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 {
 	struct smb2_session *s;
 	enum smb2_sess_state st;
+	bool dead;
 
 	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0) {
 		/* Inherit, and check again that it is still alive. */
@@ -435,8 +436,13 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 	}
 	s = w->sess;
 	pthread_mutex_lock(&s->mu);
-	st = s->dead ? SMB2_SESS_EXPIRED : s->state;
+	st = s->state;
+	dead = s->dead;
 	pthread_mutex_unlock(&s->mu);
+	/* Logged off or torn down (a related command after LOGOFF): it is
+	 * gone, as if not found, for every command. */
+	if (dead)
+		return STATUS_USER_SESSION_DELETED;
 	if (st == SMB2_SESS_VALID)
 		return STATUS_SUCCESS;
 	if (w->command == SMB2_LOGOFF || w->command == SMB2_CLOSE ||
