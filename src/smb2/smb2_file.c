@@ -19,10 +19,12 @@ uint32_t smb2_open_lookup(struct smb2_work *w, uint64_t persistent,
 	*out = NULL;
 	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0 &&
 	    persistent == UINT64_MAX && volatile_id == UINT64_MAX) {
-		if (!w->have_fid)
-			return STATUS_INVALID_HANDLE;
+		/* A failed CREATE made no FileId: its error still goes
+		 * first. */
 		if (w->fid_error)
 			return w->fid_error;
+		if (!w->have_fid)
+			return STATUS_INVALID_HANDLE;
 		persistent = w->fid_persistent;
 		volatile_id = w->fid_volatile;
 	}
