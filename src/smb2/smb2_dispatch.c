@@ -101,6 +101,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.inline_ok = true,
 		.rsp_max = 16,
 		.handle = smb2_cmd_read,
+		.out_len_at = 4,
 	},
 	[SMB2_WRITE] = {
 		.name = "WRITE",
@@ -110,6 +111,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 16,
 		.handle = smb2_cmd_write,
+		.in_len_at = 4,
 	},
 	[SMB2_LOCK] = {
 		.name = "LOCK",
@@ -129,6 +131,8 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 48 + 32,
 		.handle = smb2_cmd_ioctl,
+		.in_len_at = 28,
+		.out_len_at = 44,
 	},
 	[SMB2_CANCEL] = {
 		.name = "CANCEL",
@@ -149,6 +153,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 8,
 		.handle = smb2_cmd_query_directory,
+		.out_len_at = 28,
 	},
 	[SMB2_CHANGE_NOTIFY] = {
 		.name = "CHANGE_NOTIFY",
@@ -159,6 +164,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.inline_ok = true,
 		.rsp_max = 8,
 		.handle = smb2_cmd_change_notify,
+		.out_len_at = 4,
 	},
 	[SMB2_QUERY_INFO] = {
 		.name = "QUERY_INFO",
@@ -169,6 +175,8 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.inline_ok = true,
 		.rsp_max = 8,
 		.handle = smb2_cmd_query_info,
+		.in_len_at = 12,
+		.out_len_at = 4,
 	},
 	[SMB2_SET_INFO] = {
 		.name = "SET_INFO",
@@ -178,6 +186,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.uses_fid = true,
 		.rsp_max = 2,
 		.handle = smb2_cmd_set_info,
+		.in_len_at = 4,
 	},
 	[SMB2_OPLOCK_BREAK] = {
 		.name = "OPLOCK_BREAK",
@@ -413,6 +422,7 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 {
 	struct smb2_session *s;
 	enum smb2_sess_state st;
+	bool dead;
 
 	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0) {
 		/* Inherit, and check again that it is still alive. */
@@ -430,8 +440,13 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 	}
 	s = w->sess;
 	pthread_mutex_lock(&s->mu);
-	st = s->dead ? SMB2_SESS_EXPIRED : s->state;
+	st = s->state;
+	dead = s->dead;
 	pthread_mutex_unlock(&s->mu);
+	/* Logged off or torn down (a related command after LOGOFF): it is
+	 * gone, as if not found, for every command. */
+	if (dead)
+		return STATUS_USER_SESSION_DELETED;
 	if (st == SMB2_SESS_VALID)
 		return STATUS_SUCCESS;
 	if (w->command == SMB2_LOGOFF || w->command == SMB2_CLOSE ||
@@ -509,6 +524,34 @@ void smb2_stats_init(void)
 							 smb2_cmds[i].name);
 }
 
+/* The 32-bit size at @at of @body, 0 when there is none. */
+static uint32_t body_len_at(const struct smb2_buf *body, uint8_t at)
+{
+	if (!at || body->len < (size_t)at + 4)
+		return 0;
+	return get_le32(body->base + at);
+}
+
+/*
+ * §3.3.5.2.5: the CreditCharge covers the larger of the data the request
+ * carries and the data it asks back, one credit per 64 KiB (0 counts as
+ * 1); without multi-credit (2.0.2) neither may pass 64 KiB. A request
+ * asking for more than it paid for fails, whatever it is.
+ */
+static bool charge_covers(const struct smb2_work *w,
+			  const struct smb2_cmd *cmd,
+			  const struct smb2_buf *body)
+{
+	uint32_t in = body_len_at(body, cmd->in_len_at);
+	uint32_t out = body_len_at(body, cmd->out_len_at);
+	uint32_t size = in > out ? in : out;
+	uint32_t charge = w->credit_charge ? w->credit_charge : 1;
+
+	if (w->conn->dialect == SMB2_DIALECT_0202)
+		return size <= 65536;
+	return !size || charge >= (size - 1) / 65536 + 1;
+}
+
 /*
  * Run the current command; its response is left built in w->rsp. False:
  * out of memory, or (w->deferred) it must run on a worker.
@@ -542,6 +585,10 @@ static bool run_command(struct smb2_work *w)
 	}
 	body.pos = 0;
 	if (w->command != SMB2_NEGOTIATE && !w->conn->negotiated) {
+		status = STATUS_INVALID_PARAMETER;
+		goto out_finish;
+	}
+	if (!charge_covers(w, cmd, &body)) {
 		status = STATUS_INVALID_PARAMETER;
 		goto out_finish;
 	}

@@ -267,6 +267,12 @@ struct smb2_cmd {
 	bool uses_fid;               /* names a FileId (or makes one) */
 	/* Bytes of response body the handler may write (more: it asks). */
 	uint32_t rsp_max;
+	/* Where the body holds the 32-bit sizes of the data the request
+	 * carries and of the data it asks back (WRITE's Length, READ's
+	 * Length, QUERY_INFO's OutputBufferLength...), 0: none. The credit
+	 * charge must cover the larger (MS-SMB2 §3.3.5.2.5). */
+	uint8_t in_len_at;
+	uint8_t out_len_at;
 	/*
 	 * Decode the request body in @body (the command's bytes after the
 	 * header), act, write the response body into w->rsp after the

@@ -15,8 +15,8 @@
  *    O_DIRECT (smb2_write_align), so io=direct writes it without a copy.
  *
  * Both check the open's granted access, the other opens' byte-range
- * locks (Windows locks are mandatory, MS-FSA 2.1.4.10) and the credit
- * charge of a multi-credit request (§3.3.5.2.5).
+ * locks (Windows locks are mandatory, MS-FSA 2.1.4.10); the credit
+ * charge of a multi-credit request is checked before (smb2_dispatch.c).
  */
 #include "smb2/smb2_int.h"
 
@@ -27,16 +27,6 @@
 
 #define READ_RSP_FIXED 16  /* StructureSize .. Reserved2 */
 #define SMB2_READ_DATA_OFFSET (SMB2_HDR_LEN + READ_RSP_FIXED)
-
-/* §3.3.5.2.5: CreditCharge covers the payload in 64 KiB units. */
-static bool charge_ok(const struct smb2_work *w, uint32_t len)
-{
-	uint32_t need = len ? (len - 1) / 65536 + 1 : 1;
-
-	if (w->conn->dialect == SMB2_DIALECT_0202)
-		return len <= 65536;
-	return (w->credit_charge ? w->credit_charge : 1) >= need;
-}
 
 static int io_check_locks(struct smb2_open *o, bool write, uint64_t off,
 			  uint32_t len)
@@ -79,7 +69,7 @@ uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body)
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
-	if (len > SMB2_MAX_IO || !charge_ok(w, len) || off > INT64_MAX ||
+	if (len > SMB2_MAX_IO || off > INT64_MAX ||
 	    len > INT64_MAX - off) {
 		st = STATUS_INVALID_PARAMETER;
 		goto out_put;
@@ -169,8 +159,7 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 	if (st != STATUS_SUCCESS)
 		return st;
 	/* The data lies inside this command (DataOffset from its header). */
-	if (len > SMB2_MAX_IO || !charge_ok(w, len) ||
-	    channel != SMB2_CHANNEL_NONE ||
+	if (len > SMB2_MAX_IO || channel != SMB2_CHANNEL_NONE ||
 	    (len && (doff < SMB2_HDR_LEN + 48 ||
 		     (size_t)doff + len > w->cmd_len ||
 		     !sb_range(&w->msg, w->off + doff, len, &data)))) {

@@ -543,6 +543,179 @@ def fscc_seeds():
     return s
 
 
+def smb2_hdr(cmd, mid, flags=0, tid=1, sid=1, credits=64, charge=1):
+    return b"\xfeSMB" + le16(64) + le16(charge) + le32(0) + le16(cmd) + \
+        le16(credits) + le32(flags) + le32(0) + le64(mid) + le32(0xFEFF) + \
+        le32(tid) + le64(sid) + b"\0" * 16
+
+
+def smb2_frame(*cmds):
+    """One message: (header, body) pairs chained by NextCommand."""
+    parts = []
+    for i, (h, body) in enumerate(cmds):
+        m = h + body
+        if i < len(cmds) - 1:
+            m += b"\0" * (-len(m) % 8)
+            m = m[:20] + le32(len(m)) + m[24:]
+        parts.append(m)
+    m = b"".join(parts)
+    return struct.pack(">I", len(m)) + m
+
+
+def smb2_negotiate(dialects=(0x311, 0x302, 0x300, 0x210)):
+    fixed = 36 + 2 * len(dialects)
+    off = 64 + fixed + (-(64 + fixed) % 8)
+    ctxs = [(1, le16(1) + le16(32) + le16(1) + b"s" * 32),
+            (2, le16(2) + le16(2) + le16(1)),
+            (8, le16(2) + le16(1) + le16(2)),
+            (3, le16(1) + le16(0) + le32(0) + le16(1)),
+            (0x100, b"\x93\xAD\x25\x50\x9C\xB4\x11\xE7"
+             b"\xB4\x23\x83\xDE\x96\x8B\xCD\x7C")]
+    blob = b""
+    for i, (t, d) in enumerate(ctxs):
+        if i:
+            blob += b"\0" * (-len(blob) % 8)
+        blob += le16(t) + le16(len(d)) + le32(0) + d
+    body = le16(36) + le16(len(dialects)) + le16(1) + le16(0) + le32(0x7F) \
+        + b"g" * 16 + le32(off if 0x311 in dialects else 0) + \
+        le16(len(ctxs) if 0x311 in dialects else 0) + le16(0) + \
+        b"".join(le16(d) for d in dialects)
+    if 0x311 in dialects:
+        body += b"\0" * (off - 64 - fixed) + blob
+    return body
+
+
+def smb2_create(name, disposition=1, access=0x12019F, options=0,
+                ctx=b""):
+    n = utf16(name)
+    buf = n if n else b"\0"
+    coff = 0
+    if ctx:
+        buf += b"\0" * (-len(buf) % 8)
+        coff = 120 + len(buf)
+        buf += ctx
+    return le16(57) + b"\0\0" + le32(2) + le64(0) + le64(0) + \
+        le32(access) + le32(0x80) + le32(7) + le32(disposition) + \
+        le32(options) + le16(120) + le16(len(n)) + le32(coff) + \
+        le32(len(ctx)) + buf
+
+
+def smb2_ctx(items):
+    out = b""
+    for i, (name, data) in enumerate(items):
+        doff = 24 if data else 0
+        e = le32(0) + le16(16) + le16(4) + le16(0) + le16(doff) + \
+            le32(len(data)) + name + b"\0" * 4 + data
+        if i < len(items) - 1:
+            e += b"\0" * (-len(e) % 8)
+            e = le32(len(e)) + e[4:]
+        out += e
+    return out
+
+
+def smb2_seeds():
+    """fuzz_smb2: a control byte, then direct-TCP frames (see its top)."""
+    ff = b"\xff" * 16
+    echo = le16(4) + le16(0)
+    close = le16(24) + le16(1) + le32(0) + ff
+    ntlm_neg = b"NTLMSSP\0" + le32(1) + le32(0xE2088297) + b"\0" * 16 + \
+        b"\x0a\x00\x63\x45\x00\x00\x00\x0f"
+    share = utf16("\\\\127.0.0.1\\share")
+    tcon = le16(9) + le16(0) + le16(72) + le16(len(share)) + share
+    ipc = utf16("\\\\127.0.0.1\\IPC$")
+    tcon_ipc = le16(9) + le16(0) + le16(72) + le16(len(ipc)) + ipc
+    rel = 4  # SMB2_FLAGS_RELATED_OPERATIONS
+
+    def read(n, off=0):
+        return le16(49) + b"\0\0" + le32(n) + le64(off) + ff + le32(0) + \
+            le32(0) + le32(0) + le16(0) + le16(0) + b"\0"
+
+    def write(data, off=0):
+        return le16(49) + le16(112) + le32(len(data)) + le64(off) + ff + \
+            le32(0) + le32(0) + le16(0) + le16(0) + le32(0) + data
+
+    def qinfo(itype, cls, outlen=4096, extra=0):
+        return le16(41) + bytes([itype, cls]) + le32(outlen) + le16(0) + \
+            le16(0) + le32(0) + le32(extra) + le32(0) + ff + b"\0"
+
+    def sinfo(cls, data, itype=1):
+        return le16(33) + bytes([itype, cls]) + le32(len(data)) + \
+            le16(96) + le16(0) + le32(0) + ff + data
+
+    def qdir(pattern, flags=1, cls=37):
+        p = utf16(pattern)
+        return le16(33) + bytes([cls, flags]) + le32(0) + ff + le16(96) + \
+            le16(len(p)) + le32(65536) + p
+
+    def lock(off, n, flags):
+        return le16(48) + le16(1) + le32(0) + ff + le64(off) + le64(n) + \
+            le32(flags) + le32(0)
+
+    s = {}
+    neg = smb2_negotiate()
+    ss = le16(25) + b"\0\1" + le32(1) + le32(0) + le16(88) + \
+        le16(len(ntlm_neg)) + le64(0) + ntlm_neg
+    s["neg311-setup"] = b"\0" + smb2_frame((smb2_hdr(0, 0, sid=0), neg)) + \
+        smb2_frame((smb2_hdr(1, 1, sid=0), ss))
+    smb1 = b"\xffSMB\x72" + b"\0" * 4 + b"\x18\x53\xc8" + b"\0" * 12 + \
+        le16(0) + le16(0xFEFF) + le16(0) + le16(0)
+    strings = b"\x02NT LM 0.12\0\x02SMB 2.002\0\x02SMB 2.???\0"
+    smb1 += b"\0" + le16(len(strings)) + strings
+    s["smb1-upgrade"] = b"\0" + struct.pack(">I", len(smb1)) + smb1 + \
+        smb2_frame((smb2_hdr(0, 1, sid=0), neg))
+    s["neg30-nosession"] = b"\0" + smb2_frame(
+        (smb2_hdr(0, 0, sid=0), smb2_negotiate((0x300, 0x210)))) + \
+        smb2_frame((smb2_hdr(13, 1, sid=0), echo)) + \
+        smb2_frame((smb2_hdr(3, 2, sid=0), tcon)) + \
+        smb2_frame((smb2_hdr(5, 3, sid=77), smb2_create("hello.txt")))
+    s["neg-echo-compound"] = b"\0" + smb2_frame(
+        (smb2_hdr(0, 0, sid=0), neg)) + smb2_frame(
+        *[(smb2_hdr(13, 1 + i, sid=0), echo) for i in range(8)])
+    t = smb2_frame((smb2_hdr(3, 0), tcon))
+    s["read-query"] = b"\1" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("hello.txt"))
+        , (smb2_hdr(8, 2, rel), read(100))
+        , (smb2_hdr(16, 3, rel), qinfo(1, 4))
+        , (smb2_hdr(16, 4, rel), qinfo(1, 18))
+        , (smb2_hdr(16, 5, rel), qinfo(3, 0, extra=7))
+        , (smb2_hdr(16, 6, rel), qinfo(2, 5))
+        , (smb2_hdr(6, 7, rel), close))
+    s["write-lock"] = b"\3" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("new.txt", 3, 0x12019F, 0x40,
+                                     smb2_ctx([(b"MxAc", b""),
+                                               (b"QFid", b"")])))
+        , (smb2_hdr(9, 2, rel), write(b"fuzz data\n" * 4))
+        , (smb2_hdr(7, 3, rel), le16(24) + le16(0) + le32(0) + ff)
+        , (smb2_hdr(17, 4, rel), sinfo(20, le64(7)))
+        , (smb2_hdr(10, 5, rel), lock(0, 10, 0x12))
+        , (smb2_hdr(10, 6, rel), lock(0, 10, 0x4))
+        , (smb2_hdr(6, 7, rel), close))
+    s["dir-list"] = b"\5" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("sub", 1, 0x100081, 1))
+        , (smb2_hdr(14, 2, rel), qdir("*"))
+        , (smb2_hdr(14, 3, rel), qdir("*.txt", 0, 3))
+        , (smb2_hdr(14, 4, rel), qdir("<", 1, 2))
+        , (smb2_hdr(6, 5, rel), close))
+    newname = utf16("sub\\renamed.txt")
+    s["rename-delete"] = b"\7" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("sub\\inner.txt", 1, 0x13019F))
+        , (smb2_hdr(17, 2, rel), sinfo(10, b"\0" * 8 + le64(0) +
+                                       le32(len(newname)) + newname))
+        , (smb2_hdr(17, 3, rel), sinfo(13, b"\1"))
+        , (smb2_hdr(6, 4, rel), close))
+    s["notify-cancel"] = b"\1" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("", 1, 0x100081, 1))
+        , (smb2_hdr(15, 2, rel), le16(32) + le16(1) + le32(4096) + ff +
+           le32(0x17) + le32(0))) + smb2_frame(
+        (smb2_hdr(12, 2), echo)) + smb2_frame((smb2_hdr(13, 3), echo))
+    s["ipc-logoff"] = b"\1" + smb2_frame((smb2_hdr(3, 0), tcon_ipc)) + \
+        smb2_frame((smb2_hdr(5, 1), smb2_create("srvsvc"))) + \
+        smb2_frame((smb2_hdr(4, 2), echo)) + t.replace(
+        le64(0) + le32(0xFEFF), le64(3) + le32(0xFEFF), 1) + \
+        smb2_frame((smb2_hdr(2, 4), echo))
+    return s
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -568,6 +741,7 @@ def main():
     write_corpus(root, "fuzz_spnego", spnego_seeds())
     write_corpus(root, "fuzz_ntlmssp", ntlmssp_seeds())
     write_corpus(root, "fuzz_smb2_fscc", fscc_seeds())
+    write_corpus(root, "fuzz_smb2", smb2_seeds())
 
 
 if __name__ == "__main__":
