@@ -663,9 +663,10 @@ out_refuse:
 			  smb2_sign_wanted(w);
 out_finish:
 	/* What a CREATE leaves to the related commands after it, whether it
-	 * failed in its handler or before (a tree gone). */
+	 * failed in its handler or before (a tree gone). Any status but
+	 * success made no FileId, warnings too (EA_LIST_INCONSISTENT). */
 	if (w->command == SMB2_CREATE)
-		w->fid_error = smb2_status_is_error(status) ? status : 0;
+		w->fid_error = status != STATUS_SUCCESS ? status : 0;
 	if (smb2_status_is_error(status))
 		log_debug("smb2: %s (mid %llu) -> %#x",
 			  cmd && cmd->name ? cmd->name : "?",
