@@ -75,6 +75,7 @@ struct smb2_async *smb2_async_start(struct smb2_work *w, struct smb2_open *o,
 	transport_conn_get(a->tconn);
 	a->command = w->command;
 	a->message_id = w->message_id;
+	a->credit_charge = w->credit_charge;
 	a->session_id = w->session_id;
 	a->sign = w->sign;
 	a->sess = w->sess;
@@ -136,6 +137,10 @@ static void final_send(struct smb2_async *a, uint32_t status,
 	put_le16(p + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
 	put_le32(p + SMB2_HDR_STATUS, status);
 	put_le16(p + SMB2_HDR_COMMAND, a->command);
+	/* The header matches the request's but for the credits granted:
+	 * none, they went with the interim response (§3.3.4.3). A zero
+	 * charge here sends impacket's window back onto a used MessageId. */
+	put_le16(p + SMB2_HDR_CREDIT_CHARGE, a->credit_charge);
 	put_le16(p + SMB2_HDR_CREDIT, 0);
 	put_le32(p + SMB2_HDR_FLAGS,
 		 SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND);

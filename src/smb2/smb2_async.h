@@ -55,6 +55,7 @@ struct smb2_async {
 	struct smb2_session *sess;    /* referenced: its key signs */
 	struct smb2_open *open;       /* referenced */
 	uint16_t command;
+	uint16_t credit_charge;       /* the request's, echoed (§3.3.4.3) */
 	uint64_t message_id;
 	uint64_t session_id;
 	bool sign;                    /* sign the final response */

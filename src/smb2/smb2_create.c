@@ -334,7 +334,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	struct vfs_obj *dir = NULL, *obj = NULL;
 	struct smb2_open *o = NULL;
 	struct vfs_attr a;
-	uint32_t st, action = FILE_OPENED, maximal, granted = 0;
+	uint32_t st, action = FILE_OPENED, maximal, granted = 0, access;
 	bool created;
 	int err;
 
@@ -394,8 +394,12 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		goto out_free;
 	}
 	h.id = o;
-	err = state_share_acquire(o->sf, &h, smb2_access_share_bits(granted),
-				  smb2_access_deny_bits(c.share));
+	/* An open without data or delete access (attributes, security)
+	 * takes no part in sharing, either way (MS-FSA 2.1.5.1.2.2): it
+	 * holds a share that denies nothing, for delete-pending only. */
+	access = smb2_access_share_bits(granted);
+	err = state_share_acquire(o->sf, &h, access,
+				  access ? smb2_access_deny_bits(c.share) : 0);
 	if (err) {
 		state_file_put(o->sf);
 		o->sf = NULL;

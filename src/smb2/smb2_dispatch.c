@@ -505,7 +505,7 @@ static uint64_t n_signed_bytes(void)
 
 void smb2_stats_init(void)
 {
-	uint16_t i;
+	unsigned int i;
 
 	(void)stats_value_add("smb2_sessions", "SMB sessions set up or being "
 			      "set up.", false, n_sessions);
@@ -519,7 +519,7 @@ void smb2_stats_init(void)
 
 	for (i = 0; i < SMB2_NCOMMANDS; i++)
 		if (smb2_cmds[i].name)
-			cmd_slot[i] = 1 + stats_slot_add("smb2", 2, i,
+			cmd_slot[i] = 1 + stats_slot_add("smb2", 2, (uint32_t)i,
 							 smb2_cmds[i].name);
 }
 
