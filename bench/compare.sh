@@ -25,9 +25,23 @@
 # the memory scenario, in the same rotation; the summary adds nasd / base
 # ratios. --no-ganesha leaves Ganesha out (for a quicker A/B).
 #
+# SMB: nasd and Samba side by side over SMB 3.1.1 (nasd-bench's own SMB
+# client): a private loopback smbd (its own smb.conf and state under the
+# temporary directory; Samba installed first if missing, with a
+# policy-rc.d that keeps the package from starting the system's smbd) and
+# nasd with an SMB listener, the same user on both. seq-write, seq-read
+# (warm), rand-read and swbuild, alternating which server goes first,
+# --reps times, once with signing as each server does it by default when
+# the client requires it, once with signing off (nasd --smb-signing
+# optional). Samba forks a process per connection: its CPU and RSS are
+# summed over the smbd parent and all its children (--server-tree). Part
+# of the default run when Samba is installed or installable; --smb runs
+# only it, --no-smb leaves it out.
+#
 # usage: bench/compare.sh [--build DIR] [--reps N] [--quick] [--memory |
 #                         --no-memory] [--no-find-max] [--results DIR]
 #                         [--workloads LIST] [--baseline DIR] [--no-ganesha]
+#                         [--smb | --no-smb]
 # --workloads: a comma-separated subset of seq-write, seq-read,
 # seq-read-cold, rand-read, swbuild (default all; the read workloads need
 # the files seq-write leaves, so keep seq-write in the list). The swbuild
@@ -45,6 +59,7 @@ RESULTS=
 ONLY=
 BASE_BUILD=
 GANESHA=1
+SMB=auto
 
 usage() {
 	sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
@@ -63,6 +78,8 @@ while [ $# -gt 0 ]; do
 	--workloads) ONLY=${2:?--workloads needs a list}; shift ;;
 	--baseline) BASE_BUILD=${2:?--baseline needs a build directory}; shift ;;
 	--no-ganesha) GANESHA=0 ;;
+	--smb) SMB=only ;;
+	--no-smb) SMB=0 ;;
 	-h|--help) usage 0 ;;
 	*) echo "compare.sh: unknown argument '$1'" >&2; usage 2 ;;
 	esac
@@ -128,6 +145,8 @@ GAN_PID=
 RPCB_PID=
 CG=
 NASD_EXTRA=()
+SMB_NASD_PID=
+SAMBA_PID=
 
 stop_pid() {	# stop_pid PID: SIGTERM, then SIGKILL after 10 s
 	local pid=$1 i
@@ -143,6 +162,8 @@ stop_pid() {	# stop_pid PID: SIGTERM, then SIGKILL after 10 s
 }
 
 cleanup() {
+	stop_pid "$SMB_NASD_PID"; SMB_NASD_PID=
+	stop_pid "$SAMBA_PID"; SAMBA_PID=
 	stop_pid "$NASD_PID"; NASD_PID=
 	stop_pid "$BASE_PID"; BASE_PID=
 	stop_pid "$GAN_PID"; GAN_PID=
@@ -181,6 +202,12 @@ USED_PORTS="$USED_PORTS $GAN_NLM"
 GAN_RQ=$(free_port $((GAN_NLM + 1)))
 USED_PORTS="$USED_PORTS $GAN_RQ"
 BASE_PORT=$(free_port 13300)
+USED_PORTS="$USED_PORTS $BASE_PORT"
+SMB_NASD_PORT=$(free_port 13400)
+USED_PORTS="$USED_PORTS $SMB_NASD_PORT"
+SMB_NASD_NFS=$(free_port $((SMB_NASD_PORT + 1)))
+USED_PORTS="$USED_PORTS $SMB_NASD_NFS"
+SAMBA_PORT=$(free_port 13450)
 
 wait_listen() {	# wait_listen PORT PID NAME LOG
 	local i
@@ -386,6 +413,196 @@ cg_remove() {
 	CG=
 }
 
+# cache_state warm|cold SERVER: the bench's data files of SERVER's export
+# read once into the page cache, or written back and dropped from it.
+cache_state() {
+	local dir
+	case $2 in
+	nasd) dir=$W/nasd-exp ;;
+	base) dir=$W/base-exp ;;
+	smb-nasd) dir=$W/smb-nasd-exp ;;
+	samba) dir=$W/samba/share ;;
+	*) dir=$W/gan-exp ;;
+	esac
+	sync
+	python3 - "$1" "$dir" <<-'EOF'
+	import os, sys
+	mode, d = sys.argv[1], sys.argv[2]
+	for n in os.listdir(d):
+	    p = os.path.join(d, n)
+	    if not n.startswith("nasd-bench.") or not os.path.isfile(p):
+	        continue
+	    fd = os.open(p, os.O_RDONLY)
+	    if mode == "cold":
+	        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+	    else:
+	        while os.read(fd, 1 << 20):
+	            pass
+	    os.close(fd)
+	EOF
+	log "page cache $1 for $2: $(cd "$dir" && fincore -b -n -o RES nasd-bench.* 2>/dev/null |
+		awk '{s += $1} END {printf "%d MiB of its files resident", s / 1048576}')"
+}
+# ---- SMB: nasd and Samba over SMB 3.1.1 ----
+SMB_USER=nbench
+SMB_PASS=nasd-bench-pw
+
+# samba_install: Debian's samba when smbd is missing. No daemon may start
+# from the package: a policy-rc.d that answers 101 (action forbidden) for
+# the time of the install, if the machine has none; and an smbd/nmbd the
+# install started all the same is stopped (only those, not others').
+samba_install() {
+	local before after p made=0
+	command -v smbd >/dev/null && command -v smbpasswd >/dev/null && return 0
+	log "installing samba"
+	before=$(pgrep -x 'smbd|nmbd|samba' | tr '\n' ' ')
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d &&
+			chmod 755 /usr/sbin/policy-rc.d && made=1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq samba >"$W/apt-samba.log" 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1 &&
+		  apt-get install -y -qq samba >"$W/apt-samba.log" 2>&1; }
+	local rc=$?
+	[ $made = 1 ] && rm -f /usr/sbin/policy-rc.d
+	after=$(pgrep -x 'smbd|nmbd|samba' | tr '\n' ' ')
+	for p in $after; do
+		echo " $before " | grep -q " $p " || { log "stopping $p started by the install"; kill "$p"; }
+	done
+	[ $rc = 0 ] && command -v smbd >/dev/null && return 0
+	echo "compare.sh: cannot install samba:" >&2
+	tail -n 20 "$W/apt-samba.log" >&2
+	return 1
+}
+
+# samba_start: a private smbd on 127.0.0.1:$SAMBA_PORT, share "share" at
+# $W/samba/share, user $SMB_USER mapped to root (as nasd's user is uid 0),
+# server signing as Samba ships it (signs when the client requires).
+samba_start() {
+	local d=$W/samba
+	mkdir -p "$d"/{share,private,lock,state,cache,pid,log,ncalrpc}
+	chmod 777 "$d/share"
+	echo "root = $SMB_USER" >"$d/usermap"
+	cat >"$d/smb.conf" <<-EOF
+	[global]
+		server role = standalone server
+		workgroup = NASDBENCH
+		netbios name = NASDBENCHSMB
+		security = user
+		map to guest = never
+		passdb backend = tdbsam:$d/private/passdb.tdb
+		private dir = $d/private
+		lock directory = $d/lock
+		state directory = $d/state
+		cache directory = $d/cache
+		pid directory = $d/pid
+		ncalrpc dir = $d/ncalrpc
+		log file = $d/log/smbd.%m.log
+		log level = 0
+		username map = $d/usermap
+		interfaces = lo
+		bind interfaces only = yes
+		smb ports = $SAMBA_PORT
+		disable netbios = yes
+		server min protocol = SMB2_10
+		load printers = no
+		printing = bsd
+		printcap name = /dev/null
+		disable spoolss = yes
+	[share]
+		path = $d/share
+		read only = no
+		valid users = root
+	EOF
+	printf '%s\n%s\n' "$SMB_PASS" "$SMB_PASS" |
+		smbpasswd -c "$d/smb.conf" -s -a root >"$d/smbpasswd.log" 2>&1 ||
+		{ echo "compare.sh: smbpasswd failed:" >&2; cat "$d/smbpasswd.log" >&2; exit 1; }
+	smbd -F --no-process-group -s "$d/smb.conf" </dev/null >"$d/smbd.out" 2>&1 &
+	SAMBA_PID=$!
+	wait_listen "$SAMBA_PORT" "$SAMBA_PID" smbd "$d/smbd.out" || exit 1
+}
+
+# smb_nasd_start SIGNING: nasd with an SMB listener and user $SMB_USER
+# (uid 0), --smb-signing SIGNING (required or optional).
+smb_nasd_start() {
+	local st=$W/smb-nasd-state
+	mkdir -p "$st" "$W/smb-nasd-exp"
+	chmod 777 "$W/smb-nasd-exp"
+	if [ ! -f "$st/.user" ]; then
+		echo "$SMB_PASS" | "$NASD" user add "$SMB_USER" --uid 0 --gid 0 \
+			--state-dir "$st" >/dev/null || { echo "compare.sh: nasd user add failed" >&2; exit 1; }
+		touch "$st/.user"
+	fi
+	"$NASD" --foreground --listen "127.0.0.1:$SMB_NASD_NFS" --mountd-port 0 \
+		--state-dir "$st" --smb-listen "127.0.0.1:$SMB_NASD_PORT" \
+		--smb-signing "$1" --log-level warn \
+		--export "$W/smb-nasd-exp:rw,no_root_squash,smb=share" \
+		>>"$W/smb-nasd.log" 2>&1 &
+	SMB_NASD_PID=$!
+	wait_listen "$SMB_NASD_PORT" "$SMB_NASD_PID" nasd "$W/smb-nasd.log" || exit 1
+}
+
+# smb_bench SERVER OUTFILE SIGN ARGS...: one SMB nasd-bench run (--json).
+smb_bench() {
+	local srv=$1 out=$2 sign=$3 url pidargs
+	shift 3
+	if [ "$srv" = nasd ]; then
+		url="smb://$SMB_USER:$SMB_PASS@127.0.0.1:$SMB_NASD_PORT/share"
+		pidargs=(--server-pid "$SMB_NASD_PID")
+	else
+		url="smb://$SMB_USER:$SMB_PASS@127.0.0.1:$SAMBA_PORT/share"
+		pidargs=(--server-pid "$SAMBA_PID" --server-tree)
+	fi
+	log "$(basename "$out" .json): nasd-bench --smb-sign $sign $*"
+	if ! "$BENCH" --json "${pidargs[@]}" --smb-sign "$sign" "$@" "$url" \
+		>"$out.tmp" 2>"$out.err"; then
+		echo "compare.sh: run failed: $(tail -n 3 "$out.err" | tr '\n' ' ')" >&2
+		rm -f "$out.tmp"
+		return 1
+	fi
+	mv "$out.tmp" "$out"
+	tail -n 1 "$out.err" | sed 's/^/   /' >&2
+}
+
+smb_wl_args() {
+	case $1 in
+	seq-write) echo "-j 4 -d 16 --bs 1m --size $SIZE -t $T seq-write" ;;
+	seq-read) echo "-j 4 -d 16 --bs 1m --size $SIZE -t $T seq-read" ;;
+	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
+	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
+	esac
+}
+
+# smb_part: both servers, signing on then off, --reps times each.
+smb_part() {
+	local sign rep wl srv order
+	echo "samba=$(dpkg-query -W -f='${Version}' samba 2>/dev/null)" >>"$RESULTS/machine.txt"
+	samba_start
+	log "smbd pid $SAMBA_PID on $SAMBA_PORT"
+	for sign in on off; do
+		if [ $sign = on ]; then smb_nasd_start required; else smb_nasd_start optional; fi
+		log "nasd (SMB, signing $([ $sign = on ] && echo required || echo optional)) pid $SMB_NASD_PID on $SMB_NASD_PORT"
+		for rep in $(seq 1 "$REPS"); do
+			if [ $((rep % 2)) = 1 ]; then order="nasd samba"; else order="samba nasd"; fi
+			for wl in seq-write seq-read rand-read swbuild; do
+				for srv in $order; do
+					case $wl in
+					seq-read|rand-read)
+						[ $srv = nasd ] && cache_state warm smb-nasd || cache_state warm samba ;;
+					esac
+					# shellcheck disable=SC2046
+					smb_bench "$srv" "$RESULTS/smb-$sign-$wl.$srv.$rep.json" $sign -q \
+						$(smb_wl_args "$wl")
+				done
+			done
+		done
+		stop_pid "$SMB_NASD_PID"; SMB_NASD_PID=
+	done
+	stop_pid "$SAMBA_PID"; SAMBA_PID=
+	rm -rf "$W/smb-nasd-exp" "$W/samba/share"
+}
+
 # ---- machine ----
 mkdir -p "$RESULTS"
 rm -f "$RESULTS"/*.json "$RESULTS"/*.err "$RESULTS"/summary.md
@@ -404,6 +621,16 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.err "$RESULTS"/summary.md
 	[ -n "$BASE_NASD" ] && echo "baseline=$BASE_BUILD ($(git -C "$(dirname "$BASE_NASD")" rev-parse --short HEAD 2>/dev/null || echo ?))"
 	echo "servers=${SERVERS[*]}"
 } >"$RESULTS/machine.txt" 2>/dev/null
+
+if [ "$SMB" = auto ]; then
+	if samba_install; then SMB=1; else SMB=0; log "SMB part skipped: no samba"; fi
+elif [ "$SMB" = only ]; then
+	samba_install || exit 1
+	smb_part
+	echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
+	python3 "$HERE/summarize_smb.py" "$RESULTS" | tee "$RESULTS/summary.md"
+	exit 0
+fi
 
 if [ $GANESHA = 1 ]; then
 	ganesha_install
@@ -433,34 +660,6 @@ wl_args() {
 	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
 	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
 	esac
-}
-# cache_state warm|cold SERVER: the bench's data files of SERVER's export
-# read once into the page cache, or written back and dropped from it.
-cache_state() {
-	local dir
-	case $2 in
-	nasd) dir=$W/nasd-exp ;;
-	base) dir=$W/base-exp ;;
-	*) dir=$W/gan-exp ;;
-	esac
-	sync
-	python3 - "$1" "$dir" <<-'EOF'
-	import os, sys
-	mode, d = sys.argv[1], sys.argv[2]
-	for n in os.listdir(d):
-	    p = os.path.join(d, n)
-	    if not n.startswith("nasd-bench.") or not os.path.isfile(p):
-	        continue
-	    fd = os.open(p, os.O_RDONLY)
-	    if mode == "cold":
-	        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-	    else:
-	        while os.read(fd, 1 << 20):
-	            pass
-	    os.close(fd)
-	EOF
-	log "page cache $1 for $2: $(cd "$dir" && fincore -b -n -o RES nasd-bench.* 2>/dev/null |
-		awk '{s += $1} END {printf "%d MiB of its files resident", s / 1048576}')"
 }
 for rep in $(seq 1 "$REPS"); do
 	order=$(order_of "$rep")
@@ -563,7 +762,12 @@ if [ "$MEMORY" = 1 ]; then
 else
 	MEM_NOTE="memory-pressure scenario not run (--quick or --no-memory)"
 fi
+[ "$SMB" = 1 ] && smb_part
 echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
 [ -n "$MEM_NOTE" ] && echo "memory_note=$MEM_NOTE" >>"$RESULTS/machine.txt"
 
 python3 "$HERE/summarize.py" "$RESULTS" | tee "$RESULTS/summary.md"
+if [ "$SMB" = 1 ]; then
+	echo
+	python3 "$HERE/summarize_smb.py" "$RESULTS"
+fi | tee -a "$RESULTS/summary.md"

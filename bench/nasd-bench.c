@@ -37,6 +37,9 @@ static void usage(FILE *f)
 "  URL        nfs://HOST/EXPORT[?version=3&nfsport=P&mountport=P]\n"
 "             version=4: NFSv4.0, one client id per job; seq-read and\n"
 "             rand-read only, of files an NFSv3 run wrote\n"
+"             smb://[DOMAIN;]USER:PASSWORD@HOST[:PORT]/SHARE: SMB 3.1.1,\n"
+"             one logged-on connection per job (swbuild: one compound\n"
+"             per operation)\n"
 "  -j, --jobs N         connections, one nfs_context each (default 4)\n"
 "  -d, --depth N        requests in flight per job (default 16)\n"
 "  -b, --bs SIZE        block size (default 1m seq, 4k rand; swbuild:\n"
@@ -46,7 +49,10 @@ static void usage(FILE *f)
 "                       moved --size; swbuild: 10)\n"
 "      --threads N      client threads polling the jobs (default 1)\n"
 "      --prefix NAME    file names in the export (default nasd-bench)\n"
-"      --sync           FILE_SYNC writes (default UNSTABLE + COMMIT)\n"
+"      --sync           FILE_SYNC writes (default UNSTABLE + COMMIT;\n"
+"                       SMB: WRITE_THROUGH, default a FLUSH at the end)\n"
+"      --smb-sign on|off  on (default): the client requires signing; off:\n"
+"                       it signs only if the server requires it\n"
 "      --cleanup        remove the data files at the end\n"
 "  swbuild (SPEC SFS 2014 SWBUILD mix):\n"
 "      --rate R         requested ops/s per job (default: as fast as "
@@ -58,6 +64,8 @@ static void usage(FILE *f)
 "(8, 16, 1024)\n"
 "  reporting:\n"
 "      --server-pid PID server CPU-s per GiB / per 1000 ops, peak RSS\n"
+"      --server-tree    sum CPU and RSS over PID and its descendants\n"
+"                       (a server forking per connection: smbd)\n"
 "      --json           one JSON object on stdout\n"
 "  -q, --quiet          no progress line on stderr\n"
 "  -h, --help           this text\n");
@@ -161,6 +169,8 @@ enum {
 	OPT_SWB_FILES,
 	OPT_SWB_CHURN,
 	OPT_SERVER_PID,
+	OPT_SERVER_TREE,
+	OPT_SMB_SIGN,
 	OPT_JSON,
 };
 
@@ -181,6 +191,8 @@ static const struct option long_opts[] = {
 	{ "swb-files", required_argument, NULL, OPT_SWB_FILES },
 	{ "swb-churn", required_argument, NULL, OPT_SWB_CHURN },
 	{ "server-pid", required_argument, NULL, OPT_SERVER_PID },
+	{ "server-tree", no_argument, NULL, OPT_SERVER_TREE },
+	{ "smb-sign", required_argument, NULL, OPT_SMB_SIGN },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -204,6 +216,7 @@ static void parse_args(int argc, char **argv, struct nb_opts *o)
 	o->swb_files = 16;
 	o->swb_churn = 1024;
 	o->server_pid = -1;
+	o->smb_sign = true;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":j:d:b:s:t:qh", long_opts,
@@ -272,6 +285,18 @@ static void parse_args(int argc, char **argv, struct nb_opts *o)
 			o->server_pid = (pid_t)parse_uint("--server-pid",
 				optarg, 1, 0x3fffffff);
 			break;
+		case OPT_SERVER_TREE:
+			o->server_tree = true;
+			break;
+		case OPT_SMB_SIGN:
+			if (!strcmp(optarg, "on"))
+				o->smb_sign = true;
+			else if (!strcmp(optarg, "off"))
+				o->smb_sign = false;
+			else
+				arg_error("--smb-sign: '%s' must be on or off",
+					  optarg);
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
@@ -299,9 +324,12 @@ static void parse_args(int argc, char **argv, struct nb_opts *o)
 			  "rand-read, rand-write, swbuild)", argv[optind]);
 	o->workload = (enum nb_workload)i;
 	o->url = argv[optind + 1];
-	if (strncmp(o->url, "nfs://", 6) || !o->url[6] || o->url[6] == '/')
-		arg_error("URL '%s' must look like nfs://HOST/EXPORT", o->url);
-	switch (url_version(o->url)) {
+	o->smb = !strncmp(o->url, "smb://", 6);
+	if (!o->smb && (strncmp(o->url, "nfs://", 6) || !o->url[6] ||
+			o->url[6] == '/'))
+		arg_error("URL '%s' must look like nfs://HOST/EXPORT or "
+			  "smb://USER:PASSWORD@HOST[:PORT]/SHARE", o->url);
+	switch (o->smb ? 3 : url_version(o->url)) {
 	case 3:
 		break;
 	case 4:
@@ -425,12 +453,13 @@ static void json_result(FILE *f, const struct nb_run *run,
 		fprintf(f, "\"server\": {\"pid\": %d, \"cpu_s\": %.3f, "
 			"\"cpu_s_per_gib\": %.4f, \"cpu_s_per_kop\": %.5f, "
 			"\"vm_hwm_kib\": %llu, \"rss_peak_kib\": %llu, "
-			"\"vm_rss_kib\": %llu}",
+			"\"vm_rss_kib\": %llu, \"processes\": %u}",
 			(int)run->o.server_pid, fg.srv_cpu_s, fg.cpu_per_gib,
 			fg.cpu_per_kop,
 			(unsigned long long)r->srv_after.vm_hwm_kib,
 			(unsigned long long)r->srv_rss_peak_kib,
-			(unsigned long long)r->srv_after.vm_rss_kib);
+			(unsigned long long)r->srv_after.vm_rss_kib,
+			r->srv_after.nproc);
 	else
 		fprintf(f, "\"server\": null");
 	if (run->o.workload != NB_SWBUILD)
@@ -482,6 +511,12 @@ static void json_header(FILE *f, const struct nb_run *run)
 		o->sync ? "true" : "false",
 		(unsigned long long)run->readmax,
 		(unsigned long long)run->writemax);
+	fprintf(f, "\"protocol\": \"%s\", ", o->smb ? "smb3.1.1" :
+		o->nfs4 ? "nfs4.0" : "nfs3");
+	if (o->smb && run->jobs[0].smb)
+		fprintf(f, "\"signing\": %s, \"sign_alg\": %u, ",
+			nb_smb2_signing(run->jobs[0].smb) ? "true" : "false",
+			nb_smb2_sign_alg(run->jobs[0].smb));
 }
 
 static void table_result(const struct nb_run *run, const struct nb_result *r)
@@ -565,6 +600,9 @@ static void table_header(const struct nb_run *run)
 	printf("server max  read %llu, write %llu bytes\n",
 	       (unsigned long long)run->readmax,
 	       (unsigned long long)run->writemax);
+	if (o->smb && run->jobs[0].smb)
+		printf("smb         3.1.1, signing %s\n",
+		       nb_smb2_signing(run->jobs[0].smb) ? "on" : "off");
 }
 
 /* ---- find-max ---- */
@@ -585,7 +623,7 @@ static int run_swb_phase(struct nb_run *run, double total_rate,
 	if (nb_swb_refill(run) < 0)
 		return -1;
 	nb_swb_configure(run, total_rate > 0 ? total_rate / run->o.jobs : 0);
-	ret = nb_phase_run(run, &nb_swb_ops, label, true, res);
+	ret = nb_phase_run(run, run->proto->swb_ops, label, true, res);
 	res->requested_ops_s = total_rate;
 	if (ret < 0)
 		fprintf(stderr, "nasd-bench: %s: %s\n", label,
@@ -713,6 +751,26 @@ static void report_find_max(const struct nb_run *run, const struct step *st,
 	}
 }
 
+static const struct nb_proto proto_nfs = {
+	.connect = nb_jobs_connect,
+	.data_prepare = nb_data_prepare,
+	.data_cleanup = nb_data_cleanup,
+	.data_ops = &nb_data_ops,
+	.swb_prepare = nb_swb_prepare,
+	.swb_ops = &nb_swb_ops,
+	.swb_refill_ops = &nb_swb_refill_ops,
+};
+
+static const struct nb_proto proto_smb = {
+	.connect = nb_smb_jobs_connect,
+	.data_prepare = nb_smb_data_prepare,
+	.data_cleanup = nb_smb_data_cleanup,
+	.data_ops = &nb_smb_data_ops,
+	.swb_prepare = nb_smb_swb_prepare,
+	.swb_ops = &nb_smb_swb_ops,
+	.swb_refill_ops = &nb_smb_swb_refill_ops,
+};
+
 int main(int argc, char **argv)
 {
 	struct nb_run run = { 0 };
@@ -726,6 +784,14 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &run.o);
 	signal(SIGPIPE, SIG_IGN);
+	run.proto = run.o.smb ? &proto_smb : &proto_nfs;
+	if (run.o.smb &&
+	    nb_smb2_parse_url(run.o.url, &run.smb, &run.smb_url_buf) < 0) {
+		fprintf(stderr, "nasd-bench: URL '%s' must look like "
+			"smb://[DOMAIN;]USER:PASSWORD@HOST[:PORT]/SHARE\n",
+			run.o.url);
+		return 2;
+	}
 	res = calloc(1, sizeof(*res));
 	run.jobs = calloc(run.o.jobs, sizeof(*run.jobs));
 	run.wbuf = malloc(run.o.bs);
@@ -737,10 +803,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < run.o.bs; i++)
 		run.wbuf[i] = (char)(nb_rand(&seed) >> 56);
 
-	if (nb_jobs_connect(&run) < 0)
+	if (run.proto->connect(&run) < 0)
 		goto out;
 	if (run.o.workload == NB_SWBUILD) {
-		if (nb_swb_prepare(&run) < 0)
+		if (run.proto->swb_prepare(&run) < 0)
 			goto out;
 		if (run.o.find_max) {
 			if (find_max(&run, res, steps, &nsteps, &calibrated,
@@ -752,10 +818,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		if (nb_data_prepare(&run) < 0)
+		if (run.proto->data_prepare(&run) < 0)
 			goto out;
 		nb_data_configure(&run, false);
-		if (nb_phase_run(&run, &nb_data_ops,
+		if (nb_phase_run(&run, run.proto->data_ops,
 				 workload_name[run.o.workload], true,
 				 res) < 0) {
 			fprintf(stderr, "nasd-bench: %s\n", res->first_error);
@@ -781,13 +847,14 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	ret = 0;
 	if (run.o.cleanup && run.o.workload != NB_SWBUILD &&
-	    nb_data_cleanup(&run) < 0)
+	    run.proto->data_cleanup(&run) < 0)
 		ret = 1;
 out:
 	nb_jobs_destroy(&run);
 	free(run.wbuf);
 	free(run.server);
 	free(run.export);
+	free(run.smb_url_buf);
 	free(res);
 	return ret;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nasd-bench: an NFS load generator on libnfs's asynchronous API.
- * NFSv3, and NFSv4.0 (?version=4 in the URL) for the read workloads.
+ * NFSv3, and NFSv4.0 (?version=4 in the URL) for the read workloads; and
+ * an SMB 3.1.1 one on its own client (smb:// URLs, nb_smb2.h).
  *
- * One job = one nfs_context = one TCP connection with up to `depth`
+ * One job = one nfs_context (or SMB2 connection) = one TCP connection with
+ * up to `depth`
  * requests in flight. Jobs are spread over client threads; each thread polls
  * its jobs' sockets and refills their request slots. A run is one or more
  * phases (prepare, measure, find-max steps) over the same connections.
@@ -26,6 +28,8 @@
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
 #include <nfsc/libnfs-raw-nfs4.h>
+
+#include "nb_smb2.h"
 
 #define NB_MAX_JOBS	1024
 #define NB_MAX_DEPTH	1024
@@ -66,9 +70,10 @@ struct nb_server_sample {
 	double cpu_s;		/* utime + stime, all threads */
 	uint64_t vm_hwm_kib;	/* peak RSS over the process's life */
 	uint64_t vm_rss_kib;
+	unsigned int nproc;	/* processes summed (tree: 1 + descendants) */
 };
 
-int nb_server_sample(pid_t pid, struct nb_server_sample *s);
+int nb_server_sample(pid_t pid, bool tree, struct nb_server_sample *s);
 
 /* ---- workloads ---- */
 
@@ -125,6 +130,8 @@ struct nb_req {
 	uint32_t len;
 	int op;
 	int slot;
+	uint32_t smb_status;		/* SMB: first non-success part */
+	uint64_t smb_bytes;		/* SMB: payload of the reply */
 };
 
 /* Per-job swbuild state: the handles of the tree it built (nb_swbuild.c). */
@@ -158,6 +165,9 @@ struct nb_job {
 	struct rpc_context *rpc;
 	char *path;			/* data file, relative to the export */
 	struct nfsfh *fh;
+	struct nb_smb2 *smb;		/* SMB: the connection (no nfs) */
+	uint8_t smb_fid[NB_SMB2_FID_SIZE];
+	bool smb_open;			/* smb_fid is open */
 	uint64_t file_size;		/* size at open */
 	uint64_t rng;
 
@@ -196,6 +206,9 @@ struct nb_opts {
 	enum nb_workload workload;
 	const char *url;
 	bool nfs4;			/* ?version=4: each job an NFSv4.0 client */
+	bool smb;			/* smb:// URL */
+	bool smb_sign;			/* the client requires signing */
+	bool server_tree;		/* sample the server's descendants too */
 	unsigned int jobs;
 	unsigned int depth;
 	unsigned int threads;
@@ -238,8 +251,23 @@ struct nb_result {
 	char first_error[300];
 };
 
+/*
+ * What a protocol provides to the workloads: the data files and the
+ * swbuild tree, each as a prepare step and phases.
+ */
+struct nb_proto {
+	int (*connect)(struct nb_run *run);
+	int (*data_prepare)(struct nb_run *run);
+	int (*data_cleanup)(struct nb_run *run);
+	const struct nb_phase_ops *data_ops;
+	int (*swb_prepare)(struct nb_run *run);
+	const struct nb_phase_ops *swb_ops;
+	const struct nb_phase_ops *swb_refill_ops;
+};
+
 struct nb_run {
 	struct nb_opts o;
+	const struct nb_proto *proto;
 	struct nb_job *jobs;
 	char *server;			/* from the URL */
 	char *export;
@@ -247,6 +275,10 @@ struct nb_run {
 	uint64_t readmax;
 	uint64_t writemax;
 	char *wbuf;			/* write payload, bs bytes */
+	struct nb_smb2_opts smb;	/* SMB: from the URL */
+	char *smb_url_buf;
+	uint8_t *smb_wbody;		/* swbuild WRITE body + payload */
+	size_t smb_wbody_len;
 	struct nb_fh root;		/* swbuild: the export's root handle */
 	_Atomic bool stop;
 	uint64_t phase_t0;
@@ -254,6 +286,7 @@ struct nb_run {
 
 /* ---- engine (nb_engine.c) ---- */
 
+int nb_job_init(struct nb_run *run, unsigned int i);
 int nb_jobs_connect(struct nb_run *run);
 void nb_jobs_destroy(struct nb_run *run);
 int nb_phase_run(struct nb_run *run, const struct nb_phase_ops *ops,
@@ -271,15 +304,31 @@ void nb_log(const struct nb_run *run, const char *fmt, ...)
 int nb_data_prepare(struct nb_run *run);
 void nb_data_configure(struct nb_run *run, bool prep);
 int nb_data_cleanup(struct nb_run *run);
+int nb_data_next(struct nb_job *job, uint64_t *off, uint64_t *len);
 extern const struct nb_phase_ops nb_data_ops;
 
 /* ---- swbuild (nb_swbuild.c) ---- */
 
 int nb_swb_prepare(struct nb_run *run);
+int nb_swb_alloc(struct nb_run *run);
 void nb_swb_configure(struct nb_run *run, double rate_per_job);
 int nb_swb_refill(struct nb_run *run);
 void nb_swb_free(struct nb_run *run);
+int nb_swb_pick_op(struct nb_job *job);
+int nb_swb_pick_slot(struct nb_job *job, enum nb_slot_state want,
+		     enum nb_slot_state alt);
 extern const struct nb_phase_ops nb_swb_ops;
+extern const struct nb_phase_ops nb_swb_refill_ops;
+
+/* ---- SMB2 workloads (nb_smb2_work.c) ---- */
+
+int nb_smb_jobs_connect(struct nb_run *run);
+int nb_smb_data_prepare(struct nb_run *run);
+int nb_smb_data_cleanup(struct nb_run *run);
+int nb_smb_swb_prepare(struct nb_run *run);
+extern const struct nb_phase_ops nb_smb_data_ops;
+extern const struct nb_phase_ops nb_smb_swb_ops;
+extern const struct nb_phase_ops nb_smb_swb_refill_ops;
 
 /* ---- raw calls, synchronous (nb_engine.c) ---- */
 

@@ -45,9 +45,18 @@ static void rw_cb(int err, struct nfs_context *nfs, void *data,
 	nb_req_done(req, (uint64_t)err, true);
 }
 
-static int data_issue(struct nb_job *job, struct nb_req *req)
+/**
+ * nb_data_next() - the offset and length of a job's next request in a data
+ * phase (sequential, wrapping when time-based; or random blocks).
+ * @job: the job, configured by nb_data_configure()
+ * @off: the offset
+ * @len: the length
+ *
+ * Returns 0, or 1 when the phase has nothing more to issue.
+ */
+int nb_data_next(struct nb_job *job, uint64_t *off, uint64_t *len)
 {
-	uint64_t bs = job->run->o.bs, off, len;
+	uint64_t bs = job->run->o.bs;
 
 	if (job->random) {
 		uint64_t nblocks = job->end_off / bs;
@@ -59,18 +68,27 @@ static int data_issue(struct nb_job *job, struct nb_req *req)
 		}
 		if (!nblocks)
 			return 1;
-		off = nb_rand(&job->rng) % nblocks * bs;
-		len = bs;
+		*off = nb_rand(&job->rng) % nblocks * bs;
+		*len = bs;
 	} else {
 		if (job->next_off >= job->end_off) {
 			if (!job->wrap || job->end_off <= job->start_off)
 				return 1;
 			job->next_off = job->start_off;
 		}
-		off = job->next_off;
-		len = job->end_off - off < bs ? job->end_off - off : bs;
-		job->next_off += len;
+		*off = job->next_off;
+		*len = job->end_off - *off < bs ? job->end_off - *off : bs;
+		job->next_off += *len;
 	}
+	return 0;
+}
+
+static int data_issue(struct nb_job *job, struct nb_req *req)
+{
+	uint64_t off, len;
+
+	if (nb_data_next(job, &off, &len))
+		return 1;
 	req->off = off;
 	req->len = (uint32_t)len;
 	if (job->write)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * nasd-bench engine: connections (one nfs_context per job), the client
- * threads that poll them and keep `depth` requests in flight per job, and
- * phases with their progress line and server samples.
+ * nasd-bench engine: connections (one nfs_context per job, or one SMB2
+ * connection: nb_smb2_work.c), the client threads that poll them and keep
+ * `depth` requests in flight per job, and phases with their progress line
+ * and server samples.
  */
 #include <errno.h>
 #include <poll.h>
@@ -117,6 +118,64 @@ void nb_req_done(struct nb_req *req, uint64_t bytes, bool ok)
 	job->free_reqs = req;
 }
 
+/* The job's connection, whichever protocol it speaks. */
+static int job_fd(const struct nb_job *job)
+{
+	return job->smb ? nb_smb2_fd(job->smb) : nfs_get_fd(job->nfs);
+}
+
+static short job_events(const struct nb_job *job)
+{
+	return job->smb ? nb_smb2_events(job->smb) :
+			  (short)nfs_which_events(job->nfs);
+}
+
+static int job_service(struct nb_job *job, short revents)
+{
+	return job->smb ? nb_smb2_service(job->smb, revents) :
+			  nfs_service(job->nfs, revents);
+}
+
+static const char *job_error(const struct nb_job *job)
+{
+	return job->smb ? nb_smb2_error(job->smb) : nfs_get_error(job->nfs);
+}
+
+/**
+ * nb_job_init() - the protocol-independent part of job @i: its id, random
+ * state, histogram and `depth` free request slots.
+ * @run: the run
+ * @i:   the job's index
+ *
+ * Returns 0, or -1 with a message printed.
+ */
+int nb_job_init(struct nb_run *run, unsigned int i)
+{
+	struct nb_job *job = &run->jobs[i];
+	unsigned int d;
+
+	job->id = (int)i;
+	job->run = run;
+	job->rng = 0x9E3779B97F4A7C15ull * (i + 1) ^
+		   (uint64_t)getpid() << 16 ^ nb_now_ns();
+	if (!job->rng)
+		job->rng = 1;
+	job->hist = calloc(1, sizeof(*job->hist));
+	job->reqs = calloc(run->o.depth, sizeof(*job->reqs));
+	if (!job->hist || !job->reqs) {
+		fprintf(stderr, "nasd-bench: out of memory\n");
+		return -1;
+	}
+	for (d = 0; d < run->o.depth; d++) {
+		job->reqs[d].job = job;
+		job->reqs[d].slot = (int)d;
+		job->reqs[d].next_free = d + 1 < run->o.depth ?
+					 &job->reqs[d + 1] : NULL;
+	}
+	job->free_reqs = &job->reqs[0];
+	return 0;
+}
+
 static int parse_mount_port(const char *url)
 {
 	const char *p = strstr(url, "mountport=");
@@ -160,33 +219,15 @@ static int set_nfs4_client(struct nb_job *job)
  */
 int nb_jobs_connect(struct nb_run *run)
 {
-	unsigned int i, d;
+	unsigned int i;
 
 	run->mount_port = parse_mount_port(run->o.url);
 	for (i = 0; i < run->o.jobs; i++) {
 		struct nb_job *job = &run->jobs[i];
 		struct nfs_url *url;
 
-		job->id = (int)i;
-		job->run = run;
-		job->rng = 0x9E3779B97F4A7C15ull * (i + 1) ^
-			   (uint64_t)getpid() << 16 ^ nb_now_ns();
-		if (!job->rng)
-			job->rng = 1;
-		job->hist = calloc(1, sizeof(*job->hist));
-		job->reqs = calloc(run->o.depth, sizeof(*job->reqs));
-		if (!job->hist || !job->reqs) {
-			fprintf(stderr, "nasd-bench: out of memory\n");
+		if (nb_job_init(run, i) < 0)
 			return -1;
-		}
-		for (d = 0; d < run->o.depth; d++) {
-			job->reqs[d].job = job;
-			job->reqs[d].slot = (int)d;
-			job->reqs[d].next_free = d + 1 < run->o.depth ?
-						 &job->reqs[d + 1] : NULL;
-		}
-		job->free_reqs = &job->reqs[0];
-
 		job->nfs = nfs_init_context();
 		if (!job->nfs) {
 			fprintf(stderr,
@@ -253,6 +294,7 @@ void nb_jobs_destroy(struct nb_run *run)
 				nfs_close(job->nfs, job->fh);
 			nfs_destroy_context(job->nfs);
 		}
+		nb_smb2_destroy(job->smb);
 		free(job->hist);
 		free(job->reqs);
 		free(job->path);
@@ -260,6 +302,8 @@ void nb_jobs_destroy(struct nb_run *run)
 	nb_swb_free(run);
 	free(run->jobs);
 	run->jobs = NULL;
+	free(run->smb_wbody);
+	run->smb_wbody = NULL;
 }
 
 /* Issue what the job may issue now; finish it once it is idle. */
@@ -287,7 +331,8 @@ static void job_pump(struct nb_job *job, uint64_t now)
 			} else {
 				nb_job_fail(job, "%s: cannot queue a request: "
 					    "%s", job->ops->name,
-					    nfs_get_error(job->nfs));
+					    r == -EAGAIN ? "every slot busy" :
+					    job_error(job));
 				return;
 			}
 			break;
@@ -311,8 +356,7 @@ static void job_pump(struct nb_job *job, uint64_t now)
 			}
 			if (r < 0) {
 				nb_job_fail(job, "%s: cannot finish: %s",
-					    job->ops->name,
-					    nfs_get_error(job->nfs));
+					    job->ops->name, job_error(job));
 				return;
 			}
 		}
@@ -362,8 +406,8 @@ static void *thread_main(void *arg)
 				if (d < wait_ns)
 					wait_ns = d;
 			}
-			pfd[n].fd = nfs_get_fd(job->nfs);
-			pfd[n].events = (short)nfs_which_events(job->nfs);
+			pfd[n].fd = job_fd(job);
+			pfd[n].events = job_events(job);
 			pfd[n].revents = 0;
 			map[n++] = i;
 		}
@@ -384,9 +428,9 @@ static void *thread_main(void *arg)
 
 			if (!pfd[k].revents)
 				continue;
-			if (nfs_service(job->nfs, pfd[k].revents) < 0) {
+			if (job_service(job, pfd[k].revents) < 0) {
 				nb_job_fail(job, "connection lost: %s",
-					    nfs_get_error(job->nfs));
+					    job_error(job));
 				continue;
 			}
 			job_pump(job, now);
@@ -500,7 +544,8 @@ int nb_phase_run(struct nb_run *run, const struct nb_phase_ops *ops,
 	for (i = 0; i < run->o.jobs; i++)
 		job_reset_phase(&run->jobs[i], ops);
 	if (run->o.server_pid > 0)
-		nb_server_sample(run->o.server_pid, &res->srv_before);
+		nb_server_sample(run->o.server_pid, run->o.server_tree,
+				 &res->srv_before);
 	res->srv_rss_peak_kib = res->srv_before.vm_rss_kib;
 	cpu0 = rusage_cpu_s();
 	atomic_store(&run->stop, false);
@@ -565,7 +610,8 @@ int nb_phase_run(struct nb_run *run, const struct nb_phase_ops *ops,
 		if (run->o.server_pid > 0) {
 			struct nb_server_sample s;
 
-			if (!nb_server_sample(run->o.server_pid, &s) &&
+			if (!nb_server_sample(run->o.server_pid,
+					      run->o.server_tree, &s) &&
 			    s.vm_rss_kib > res->srv_rss_peak_kib)
 				res->srv_rss_peak_kib = s.vm_rss_kib;
 		}
@@ -578,7 +624,8 @@ int nb_phase_run(struct nb_run *run, const struct nb_phase_ops *ops,
 	res->elapsed_s = (double)(t_end - t0) / NB_NS;
 	res->client_cpu_s = rusage_cpu_s() - cpu0;
 	if (run->o.server_pid > 0) {
-		nb_server_sample(run->o.server_pid, &res->srv_after);
+		nb_server_sample(run->o.server_pid, run->o.server_tree,
+				 &res->srv_after);
 		if (res->srv_after.vm_rss_kib > res->srv_rss_peak_kib)
 			res->srv_rss_peak_kib = res->srv_after.vm_rss_kib;
 	}

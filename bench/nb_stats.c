@@ -3,6 +3,7 @@
  * nasd-bench: latency histograms, the clock, and samples of the server
  * process from /proc/PID/stat and /proc/PID/status (proc(5)).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,22 +154,12 @@ static uint64_t status_kib(const char *status, const char *key)
 	return strtoull(p + strlen(key), NULL, 10);
 }
 
-/**
- * nb_server_sample() - read a process's CPU time and memory.
- * @pid: the server's process id
- * @s:   filled in; s->ok tells whether the sample is valid
- *
- * CPU is utime + stime of /proc/PID/stat (fields 14 and 15, every thread);
- * memory is VmHWM and VmRSS of /proc/PID/status. Returns 0 or -errno.
- */
-int nb_server_sample(pid_t pid, struct nb_server_sample *s)
+/* utime, stime, cutime, cstime (clock ticks) and ppid of one process. */
+static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long t[4])
 {
 	char path[64], buf[4096], *p;
-	unsigned long long utime, stime;
-	long tck = sysconf(_SC_CLK_TCK);
-	int ret, field;
+	int ret, field, pp;
 
-	memset(s, 0, sizeof(*s));
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	ret = read_file(path, buf, sizeof(buf));
 	if (ret < 0)
@@ -179,20 +170,154 @@ int nb_server_sample(pid_t pid, struct nb_server_sample *s)
 	if (!p)
 		return -EINVAL;
 	p++;
+	if (sscanf(p, " %*c %d", &pp) != 1)
+		return -EINVAL;
+	*ppid = pp;
 	for (field = 3; field < 14 && p; field++)
 		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu %llu", &utime, &stime) != 2)
+	if (!p || sscanf(p, " %llu %llu %llu %llu", &t[0], &t[1], &t[2],
+			 &t[3]) != 4)
 		return -EINVAL;
-	if (tck <= 0)
-		tck = 100;
-	s->cpu_s = (double)(utime + stime) / (double)tck;
+	return 0;
+}
+
+static int proc_mem(pid_t pid, uint64_t *hwm, uint64_t *rss)
+{
+	char path[64], buf[4096];
+	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	ret = read_file(path, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	s->vm_hwm_kib = status_kib(buf, "VmHWM:");
-	s->vm_rss_kib = status_kib(buf, "VmRSS:");
+	*hwm = status_kib(buf, "VmHWM:");
+	*rss = status_kib(buf, "VmRSS:");
+	return 0;
+}
+
+struct proc_ent {
+	pid_t pid;
+	pid_t ppid;
+	bool in;
+};
+
+/* Mark every descendant of @root among @n processes; returns how many. */
+static unsigned int mark_tree(struct proc_ent *e, size_t n, pid_t root)
+{
+	unsigned int count = 0;
+	bool grew = true;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		e[i].in = e[i].pid == root;
+	while (grew) {
+		grew = false;
+		for (i = 0; i < n; i++) {
+			if (e[i].in)
+				continue;
+			for (k = 0; k < n; k++) {
+				if (e[k].in && e[k].pid == e[i].ppid) {
+					e[i].in = true;
+					grew = true;
+					break;
+				}
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		count += e[i].in;
+	return count;
+}
+
+/* Sum over @root and its descendants (Samba forks one smbd per
+ * connection): CPU with the children each has reaped, so that a child
+ * ending between two samples keeps its CPU in the sum; RSS and VmHWM
+ * added up (pages the processes share count once per process). */
+static int sample_tree(pid_t root, struct nb_server_sample *s, double tck)
+{
+	struct proc_ent *e = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		unsigned long long t[4];
+		char *end;
+		long v = strtol(d->d_name, &end, 10);
+		pid_t pp;
+
+		if (*end || v <= 0 || proc_stat((pid_t)v, &pp, t) < 0)
+			continue;
+		if (n == cap) {
+			struct proc_ent *ne;
+
+			cap = cap ? cap * 2 : 256;
+			ne = realloc(e, cap * sizeof(*e));
+			if (!ne) {
+				free(e);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			e = ne;
+		}
+		e[n].pid = (pid_t)v;
+		e[n].ppid = pp;
+		n++;
+	}
+	closedir(dir);
+	s->nproc = mark_tree(e, n, root);
+	for (i = 0; i < n; i++) {
+		unsigned long long t[4];
+		uint64_t hwm, rss;
+		pid_t pp;
+
+		if (!e[i].in || proc_stat(e[i].pid, &pp, t) < 0 ||
+		    proc_mem(e[i].pid, &hwm, &rss) < 0)
+			continue;
+		s->cpu_s += (double)(t[0] + t[1] + t[2] + t[3]) / tck;
+		s->vm_hwm_kib += hwm;
+		s->vm_rss_kib += rss;
+	}
+	free(e);
+	if (!s->nproc)
+		return -ESRCH;
+	s->ok = true;
+	return 0;
+}
+
+/**
+ * nb_server_sample() - read a process's CPU time and memory.
+ * @pid:  the server's process id
+ * @tree: sum over @pid and all its descendants
+ * @s:    filled in; s->ok tells whether the sample is valid
+ *
+ * CPU is utime + stime of /proc/PID/stat (fields 14 and 15, every thread;
+ * with @tree also cutime and cstime, fields 16 and 17); memory is VmHWM and
+ * VmRSS of /proc/PID/status. Returns 0 or -errno.
+ */
+int nb_server_sample(pid_t pid, bool tree, struct nb_server_sample *s)
+{
+	unsigned long long t[4];
+	long tck = sysconf(_SC_CLK_TCK);
+	pid_t pp;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (tck <= 0)
+		tck = 100;
+	if (tree)
+		return sample_tree(pid, s, (double)tck);
+	ret = proc_stat(pid, &pp, t);
+	if (ret < 0)
+		return ret;
+	s->cpu_s = (double)(t[0] + t[1]) / (double)tck;
+	ret = proc_mem(pid, &s->vm_hwm_kib, &s->vm_rss_kib);
+	if (ret < 0)
+		return ret;
+	s->nproc = 1;
 	s->ok = true;
 	return 0;
 }

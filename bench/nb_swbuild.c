@@ -331,10 +331,10 @@ static int swb_build(struct nb_run *run, struct nb_job *job,
  */
 int nb_swb_prepare(struct nb_run *run)
 {
-	unsigned int nfiles = run->o.swb_dirs * run->o.swb_files, i;
 	struct nb_fh top;
 	uint64_t t0 = nb_now_ns();
 	char name[300];
+	unsigned int i;
 
 	if (nb_mount_root(run) < 0)
 		return -1;
@@ -344,6 +344,27 @@ int nb_swb_prepare(struct nb_run *run)
 	nb_log(run, "swbuild: building %u directories x %u files of %llu "
 	       "bytes per job", run->o.swb_dirs, run->o.swb_files,
 	       (unsigned long long)run->o.bs);
+	if (nb_swb_alloc(run) < 0)
+		return -1;
+	for (i = 0; i < run->o.jobs; i++)
+		if (swb_build(run, &run->jobs[i], &top) < 0)
+			return -1;
+	nb_log(run, "swbuild: tree ready in %.1f s",
+	       (double)(nb_now_ns() - t0) / NB_NS);
+	return 0;
+}
+
+/**
+ * nb_swb_alloc() - the per-job swbuild state (handles, churn slots,
+ * per-operation histograms), whichever protocol builds the tree.
+ * @run: the run, connected
+ *
+ * Returns 0, or -1 with a message printed.
+ */
+int nb_swb_alloc(struct nb_run *run)
+{
+	unsigned int nfiles = run->o.swb_dirs * run->o.swb_files, i;
+
 	for (i = 0; i < run->o.jobs; i++) {
 		struct nb_swb_job *s = &run->jobs[i].swb;
 
@@ -357,11 +378,7 @@ int nb_swb_prepare(struct nb_run *run)
 			fprintf(stderr, "nasd-bench: out of memory\n");
 			return -1;
 		}
-		if (swb_build(run, &run->jobs[i], &top) < 0)
-			return -1;
 	}
-	nb_log(run, "swbuild: tree ready in %.1f s",
-	       (double)(nb_now_ns() - t0) / NB_NS);
 	return 0;
 }
 
@@ -461,8 +478,16 @@ static void swb_cb(struct rpc_context *rpc, int status, void *data,
 	nb_req_done(req, bytes, ok);
 }
 
-/* A churn slot in state @want (not busy), else one in @alt; -1 if none. */
-static int pick_slot(struct nb_job *job, enum nb_slot_state want,
+/**
+ * nb_swb_pick_slot() - a churn slot in state @want (not busy), else one in
+ * @alt, from a random start.
+ * @job:  the job
+ * @want: the state looked for
+ * @alt:  the state taken when none is in @want
+ *
+ * Returns the slot, -1 if none.
+ */
+int nb_swb_pick_slot(struct nb_job *job, enum nb_slot_state want,
 		     enum nb_slot_state alt)
 {
 	unsigned int n = job->run->o.swb_churn, i, start;
@@ -480,7 +505,11 @@ static int pick_slot(struct nb_job *job, enum nb_slot_state want,
 	return fallback;
 }
 
-static int pick_op(struct nb_job *job)
+/**
+ * nb_swb_pick_op() - the next operation, drawn by the SWBUILD weights.
+ * @job: the job (its random state)
+ */
+int nb_swb_pick_op(struct nb_job *job)
 {
 	unsigned int total = 0, r, i;
 
@@ -504,7 +533,7 @@ static int swb_issue(struct nb_job *job, struct nb_req *req)
 					 (run->o.swb_dirs * nf));
 	struct rpc_context *rpc = job->rpc;
 	char name[64];
-	int op = pick_op(job), slot, r;
+	int op = nb_swb_pick_op(job), slot, r;
 
 	req->op = op;
 	req->off = fi;
@@ -572,9 +601,11 @@ static int swb_issue(struct nb_job *job, struct nb_req *req)
 	case NB_SWB_CREATE:
 	case NB_SWB_UNLINK:
 		if (op == NB_SWB_CREATE)
-			slot = pick_slot(job, NB_SLOT_ABSENT, NB_SLOT_PRESENT);
+			slot = nb_swb_pick_slot(job, NB_SLOT_ABSENT,
+						NB_SLOT_PRESENT);
 		else
-			slot = pick_slot(job, NB_SLOT_PRESENT, NB_SLOT_ABSENT);
+			slot = nb_swb_pick_slot(job, NB_SLOT_PRESENT,
+						NB_SLOT_ABSENT);
 		if (slot < 0)
 			return -EAGAIN;	/* every slot busy: depth too big */
 		req->off = (uint64_t)slot;
@@ -673,7 +704,7 @@ static int refill_issue(struct nb_job *job, struct nb_req *req)
 	return 0;
 }
 
-static const struct nb_phase_ops refill_ops = {
+const struct nb_phase_ops nb_swb_refill_ops = {
 	.name = "refill",
 	.issue = refill_issue,
 	.finish = NULL,
@@ -709,7 +740,8 @@ int nb_swb_refill(struct nb_run *run)
 		fprintf(stderr, "nasd-bench: out of memory\n");
 		return -1;
 	}
-	ret = nb_phase_run(run, &refill_ops, "refill", false, res);
+	ret = nb_phase_run(run, run->proto->swb_refill_ops, "refill", false,
+			   res);
 	if (ret < 0)
 		fprintf(stderr, "nasd-bench: swbuild refill: %s\n",
 			res->first_error);

@@ -4,7 +4,10 @@
 # each other (bytes = ops x bs, MiB/s = bytes / time, server CPU sampled),
 # with the files left in the export, and, when `nasd stats` exists, with the
 # server's own WRITE count and bytes written; the read workloads over NFSv4.0
-# (one client id per job) read back what NFSv3 wrote.
+# (one client id per job) read back what NFSv3 wrote. SMB (nasd-bench's own
+# SMB 3.1.1 client): a short run of each workload against nasd's SMB
+# listener, signed and with --smb-sign off, exact counts again, a wrong
+# password and an unknown share refused with exit 1.
 # usage: test_bench.sh NASD NASD_BENCH
 NASD=${1:?usage: $0 NASD NASD_BENCH}
 BENCH=${2:?usage: $0 NASD NASD_BENCH}
@@ -55,6 +58,8 @@ arg_case v4_write "version=4 runs seq-read and rand-read only" seq-write "$U0?ve
 arg_case v4_swbuild "version=4 runs seq-read and rand-read only" swbuild "$U0?nfsport=1&version=4"
 arg_case version_5 "version must be 3 or 4" seq-read "$U0?version=5"
 arg_case dead_pid "--server-pid: no process" --server-pid "$DEAD_PID" seq-read "$U0"
+arg_case smb_sign "--smb-sign: 'maybe' must be on or off" --smb-sign maybe seq-read "$U0"
+arg_case smb_url "must look like smb://" seq-read "smb://127.0.0.1/share"
 out=$("$BENCH" --help 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && echo "$out" | grep -q "usage: nasd-bench"; then
@@ -67,10 +72,14 @@ fi
 PORT=$(t_port 13100) || exit 1
 EXP=$T_DIR/export
 STATE=$T_DIR/state
+SMBPORT=$(t_port $((PORT + 2))) || exit 1
 mkdir -p "$EXP" "$STATE"
 chmod 755 "$EXP"
+echo "bench-pw" | "$NASD" user add nbench --uid 0 --gid 0 --state-dir "$STATE" \
+	>/dev/null || t_die "smb_user_add" "nasd user add failed"
 nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
-	--state-dir "$STATE" --export "$EXP:rw,no_root_squash" || t_finish
+	--state-dir "$STATE" --smb-listen "127.0.0.1:$SMBPORT" \
+	--export "$EXP:rw,no_root_squash,smb=share" || t_finish
 URL="nfs://127.0.0.1$EXP?nfsport=$PORT&mountport=$PORT"
 
 # A server that is not there: a clear failure, exit 1 (not 2, not a hang).
@@ -284,6 +293,98 @@ r['requested_ops_s'] == 200
 300 <= r['ops'] <= 410
 r['errors'] == 0
 EOF
+
+# ---- SMB 3.1.1: the same workloads over nasd-bench's SMB client ----
+SURL="smb://nbench:bench-pw@127.0.0.1:$SMBPORT/share"
+[ $STATS = 1 ] && stats_json >"$T_DIR/smbstats0.json"
+if timeout 60 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE --prefix smb \
+	--server-pid "$NASD_PID" seq-write "$SURL" >"$T_DIR/sw.json" 2>"$T_DIR/sw.err"; then
+	t_ok "smb_seq_write_runs"
+else
+	t_fail "smb_seq_write_runs" "$(tail -n 3 "$T_DIR/sw.err" | tr '\n' ' ')"
+fi
+check_json smb_seq_write_consistent "$T_DIR/sw.json" <<EOF
+r['protocol'] == 'smb3.1.1' and r['signing'] is True
+r['ops'] == $JOBS * $SIZE // $BS and r['bytes'] == r['ops'] * r['bs']
+r['errors'] == 0 and r['short'] == 0
+0 < r['lat_us']['p50'] <= r['lat_us']['p99'] <= r['lat_us']['max']
+srv['cpu_s'] >= 0 and srv['processes'] == 1
+EOF
+for j in $(seq 0 $((JOBS - 1))); do
+	t_eq "smb_seq_write_file_${j}_size" "$SIZE" "$(stat -c %s "$EXP/smb.$j" 2>/dev/null)"
+done
+if [ $STATS = 1 ]; then
+	stats_json >"$T_DIR/smbstats1.json"
+	out=$(python3 - "$T_DIR/smbstats0.json" "$T_DIR/smbstats1.json" "$T_DIR/sw.json" <<-'EOF'
+	import json, sys
+	a, b, w = (json.load(open(f)) for f in sys.argv[1:4])
+	def writes(s):
+	    return sum(p["count"] for p in s["procedures"]
+	               if p["procedure"].upper() == "WRITE"
+	               and "smb" in p["program"].lower())
+	dw = writes(b) - writes(a)
+	if dw != w["ops"]:
+	    print("server SMB2 WRITEs %d; bench ops %d" % (dw, w["ops"]))
+	    sys.exit(1)
+	EOF
+	)
+	if [ $? -eq 0 ]; then
+		t_ok "smb_server_stats_match_bench"
+	else
+		t_fail "smb_server_stats_match_bench" "$out"
+	fi
+fi
+if timeout 60 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE --prefix smb \
+	--smb-sign off seq-read "$SURL" >"$T_DIR/sr.json" 2>"$T_DIR/sr.err"; then
+	t_ok "smb_seq_read_runs"
+else
+	t_fail "smb_seq_read_runs" "$(tail -n 3 "$T_DIR/sr.err" | tr '\n' ' ')"
+fi
+# nasd requires signing by default: the session signs even so
+check_json smb_seq_read_reads_back "$T_DIR/sr.json" <<EOF
+r['bytes'] == $JOBS * $SIZE and r['ops'] == $JOBS * $SIZE // $BS
+r['errors'] == 0 and r['short'] == 0
+r['signing'] is True
+EOF
+if timeout 60 "$BENCH" -q --json -j 2 -d 8 --size 1m -t 1 --prefix smbrr \
+	rand-read "$SURL" >"$T_DIR/srr.json" 2>"$T_DIR/srr.err"; then
+	t_ok "smb_rand_read_runs"
+else
+	t_fail "smb_rand_read_runs" "$(tail -n 3 "$T_DIR/srr.err" | tr '\n' ' ')"
+fi
+check_json smb_rand_read_consistent "$T_DIR/srr.json" <<EOF
+r['bs'] == 4096 and r['ops'] > 0 and r['bytes'] == r['ops'] * 4096
+r['errors'] == 0 and r['short'] == 0
+EOF
+t_eq "smb_rand_read_prepared_file" 1048576 "$(stat -c %s "$EXP/smbrr.0" 2>/dev/null)"
+if timeout 60 "$BENCH" -q --json -j 2 -d 2 -t 1 --swb-dirs 2 --swb-files 4 --prefix smb \
+	--server-pid "$NASD_PID" swbuild "$SURL" >"$T_DIR/ss.json" 2>"$T_DIR/ss.err"; then
+	t_ok "smb_swbuild_runs"
+else
+	t_fail "smb_swbuild_runs" "$(tail -n 3 "$T_DIR/ss.err" | tr '\n' ' ')"
+fi
+check_json smb_swbuild_consistent "$T_DIR/ss.json" <<EOF
+r['ops'] > 0 and r['errors'] == 0
+sum(v['count'] for v in r['op_types'].values()) == r['ops']
+all(r['op_types'][k]['count'] > 0 for k in ('stat', 'write_file', 'read_file', 'access', 'chmod'))
+srv['cpu_s_per_kop'] > 0
+EOF
+t_eq "smb_swbuild_file_size" 16384 "$(stat -c %s "$EXP/smb.swb/j1/d1/f3" 2>/dev/null)"
+t_check "smb_swbuild_mkdir_made_dirs" test -n "$(ls "$EXP/smb.swb/j0/mk" 2>/dev/null)"
+out=$(timeout 60 "$BENCH" -q -j 1 seq-read "smb://nbench:wrong@127.0.0.1:$SMBPORT/share" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "LOGON_FAILURE"; then
+	t_ok "smb_wrong_password_exit_1"
+else
+	t_fail "smb_wrong_password_exit_1" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
+out=$(timeout 60 "$BENCH" -q -j 1 seq-read "smb://nbench:bench-pw@127.0.0.1:$SMBPORT/nosuch" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "no such share"; then
+	t_ok "smb_unknown_share_exit_1"
+else
+	t_fail "smb_unknown_share_exit_1" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
 
 nasd_stop
 t_finish
