@@ -519,7 +519,7 @@ void smb2_stats_init(void)
 
 	for (i = 0; i < SMB2_NCOMMANDS; i++)
 		if (smb2_cmds[i].name)
-			cmd_slot[i] = 1 + stats_slot_add("smb2", 2, (uint32_t)i,
+			cmd_slot[i] = 1 + stats_slot_add("smb2", 2, i,
 							 smb2_cmds[i].name);
 }
 
