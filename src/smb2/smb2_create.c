@@ -174,7 +174,7 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 	size_t len;
 	struct vfs_sattr sa = { 0 };
 	bool want_dir = c->options & FILE_DIRECTORY_FILE;
-	int err;
+	int err, tries;
 
 	*dir = NULL;
 	*obj = NULL;
@@ -193,6 +193,8 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 		*action = FILE_OPENED;
 		return 0;
 	}
+	tries = 0;
+again:
 	err = smb2_path_lookup(t, *dir, leaf, len, obj, NULL, NULL);
 	if (err == 0) {
 		switch (c->disposition) {
@@ -228,6 +230,10 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 	else
 		err = vfs_create(*dir, leaf, len, VFS_CREATE_GUARDED, &sa,
 				 NULL, obj);
+	/* Made by another open in between (two OPEN_IFs racing,
+	 * smbtorture create.mkdir-dup): open what is there now. */
+	if (err == -EEXIST && c->disposition != FILE_CREATE && ++tries < 3)
+		goto again;
 	if (err)
 		return err;
 	*action = FILE_CREATED;
