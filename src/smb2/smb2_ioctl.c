@@ -44,6 +44,8 @@
 #define FSCTL_DFS_GET_REFERRALS		   0x00060194u
 #define FSCTL_DFS_GET_REFERRALS_EX	   0x000601b0u
 #define FSCTL_GET_COMPRESSION		   0x0009003cu
+#define FSCTL_GET_OBJECT_ID		   0x0009009cu
+#define FSCTL_CREATE_OR_GET_OBJECT_ID	   0x000900c0u
 #define FSCTL_SET_COMPRESSION		   0x0009c040u
 #define FSCTL_GET_REPARSE_POINT		   0x000900a8u
 #define FSCTL_SET_SPARSE		   0x000900c4u
@@ -305,6 +307,37 @@ static uint32_t fsctl_get_reparse_point(struct fsctl_call *c)
  * SRV_SNAPSHOT_ARRAY says none (NumberOfSnapShots 0, an empty list: its
  * terminating UTF-16 NUL, padded).
  */
+/*
+ * FSCTL_GET_OBJECT_ID / CREATE_OR_GET_OBJECT_ID (MS-FSCC 2.3.27, 2.3.7):
+ * a FILE_OBJECTID_BUFFER. nasd keeps no object ids; the file's own
+ * identity stands for one, so it is stable and unique within the share
+ * (fileid, then fsid), as Samba derives it from the inode: ObjectId and
+ * BirthObjectId that, BirthVolumeId the volume's (FileFsObjectIdInformation),
+ * DomainId zero.
+ */
+#define OBJECTID_BUF_LEN 64
+
+static uint32_t fsctl_object_id(struct fsctl_call *c)
+{
+	uint8_t id[16], vol[16];
+	struct vfs_attr a;
+	int err;
+
+	if (c->max_out < OBJECTID_BUF_LEN)
+		return STATUS_INVALID_PARAMETER;
+	err = vfs_getattr(c->o->obj, &a);
+	if (err)
+		return smb2_status(SMB2_IOCTL, err);
+	put_le64(id, a.fileid);
+	put_le64(id + 8, a.fsid);
+	memcpy(vol, smb2_server_guid(), 16);
+	put_le32(vol + 12, get_le32(vol + 12) ^ c->w->tree->export->id);
+	if (!sb_put_bytes(&c->out, id, 16) || !sb_put_bytes(&c->out, vol, 16) ||
+	    !sb_put_bytes(&c->out, id, 16) || !sb_put_zero(&c->out, 16))
+		return STATUS_INSUFFICIENT_RESOURCES;
+	return STATUS_SUCCESS;
+}
+
 static uint32_t fsctl_enumerate_snapshots(struct fsctl_call *c)
 {
 	if (c->max_out < SNAPSHOT_RSP_LEN)
@@ -775,6 +808,18 @@ static const struct fsctl fsctls[] = {
 		.name = "SRV_ENUMERATE_SNAPSHOTS",
 		.out_max = SNAPSHOT_RSP_LEN,
 		.handle = fsctl_enumerate_snapshots,
+	},
+	{
+		.code = FSCTL_GET_OBJECT_ID,
+		.name = "GET_OBJECT_ID",
+		.out_max = OBJECTID_BUF_LEN,
+		.handle = fsctl_object_id,
+	},
+	{
+		.code = FSCTL_CREATE_OR_GET_OBJECT_ID,
+		.name = "CREATE_OR_GET_OBJECT_ID",
+		.out_max = OBJECTID_BUF_LEN,
+		.handle = fsctl_object_id,
 	},
 	{
 		.code = FSCTL_GET_REPARSE_POINT,
