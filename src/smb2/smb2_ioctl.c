@@ -646,7 +646,9 @@ static uint32_t fsctl_copychunk(struct fsctl_call *c)
 	src = resume_open(c->w, key);
 	if (!src)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
-	if (!(src->access & FILE_READ_DATA)) {
+	/* As READ: read or execute access (smbtorture
+	 * ioctl.copy_chunk_bad_access). */
+	if (!(src->access & (FILE_READ_DATA | FILE_EXECUTE))) {
 		st = STATUS_ACCESS_DENIED;
 		goto out_put;
 	}
@@ -729,7 +731,9 @@ static uint32_t fsctl_duplicate_extents(struct fsctl_call *c)
 		st = STATUS_INVALID_HANDLE;
 		goto out_put;
 	}
-	if (!(src->access & FILE_READ_DATA)) {
+	/* As READ: read or execute access (smbtorture
+	 * ioctl.copy_chunk_bad_access). */
+	if (!(src->access & (FILE_READ_DATA | FILE_EXECUTE))) {
 		st = STATUS_ACCESS_DENIED;
 		goto out_put;
 	}

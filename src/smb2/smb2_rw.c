@@ -170,14 +170,22 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 		st = STATUS_INVALID_DEVICE_REQUEST;
 		goto out_put;
 	}
-	if (off == UINT64_MAX && (o->access & FILE_APPEND_DATA)) {
-		/* FILE_WRITE_TO_END_OF_FILE (MS-FSA 2.1.5.3) */
+	if ((off == UINT64_MAX || !(o->access & FILE_WRITE_DATA)) &&
+	    (o->access & FILE_APPEND_DATA)) {
+		/* FILE_WRITE_TO_END_OF_FILE (MS-FSA 2.1.5.3); an open that
+		 * may only append writes at or past the end (MS-SMB2
+		 * §3.3.5.13: within the file needs FILE_WRITE_DATA). */
 		err = vfs_getattr(o->obj, &a);
 		if (err) {
 			st = smb2_status(SMB2_WRITE, err);
 			goto out_put;
 		}
-		off = a.size;
+		if (off == UINT64_MAX)
+			off = a.size;
+		else if (off < a.size) {
+			st = STATUS_ACCESS_DENIED;
+			goto out_put;
+		}
 	} else if (!(o->access & FILE_WRITE_DATA)) {
 		st = STATUS_ACCESS_DENIED;
 		goto out_put;

@@ -323,9 +323,16 @@ def test_connection_fsctls(srv):
           "ENUMERATE_SNAPSHOTS MaxOutputResponse 15: %#x" % st)
     st, _, _ = cl.ioctl(fid, FSCTL_GET_REPARSE_POINT, max_out=4096)
     check(st == STATUS_NOT_A_REPARSE_POINT, "GET_REPARSE_POINT: %#x" % st)
-    st, _, _ = cl.ioctl(fid, FSCTL_CREATE_OR_GET_OBJECT_ID, max_out=64)
-    check(st == STATUS_INVALID_DEVICE_REQUEST,
-          "CREATE_OR_GET_OBJECT_ID: %#x" % st)
+    # an object id from the file's identity: 64 bytes, the same twice,
+    # ObjectId repeated as BirthObjectId, and MaxOutputResponse checked
+    st, out1, _ = cl.ioctl(fid, FSCTL_CREATE_OR_GET_OBJECT_ID, max_out=64)
+    st2, out2, _ = cl.ioctl(fid, FSCTL_CREATE_OR_GET_OBJECT_ID, max_out=64)
+    check(st == 0 and st2 == 0 and len(out1) == 64 and out1 == out2 and
+          out1[:16] == out1[32:48] and out1[48:] == b"\0" * 16,
+          "CREATE_OR_GET_OBJECT_ID: %#x %r" % (st, out1))
+    st, _, _ = cl.ioctl(fid, FSCTL_CREATE_OR_GET_OBJECT_ID, max_out=63)
+    check(st == STATUS_INVALID_PARAMETER,
+          "CREATE_OR_GET_OBJECT_ID MaxOutputResponse 63: %#x" % st)
     st, _, _ = cl.ioctl(b"\x42" * 16, FSCTL_GET_REPARSE_POINT, max_out=64)
     check(st == STATUS_FILE_CLOSED, "unknown FileId: %#x" % st)
     cl.close(fid)
