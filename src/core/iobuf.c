@@ -253,6 +253,16 @@ void iobuf_trim(void)
 	trim_bytes(UINT64_MAX);
 }
 
+void iobuf_idle_trim(void)
+{
+	static uint64_t last;
+	uint64_t n = atomic_load(&nallocs);
+
+	if (n == last && atomic_load(&cached))
+		trim_bytes(UINT64_MAX);
+	last = n;
+}
+
 static struct iobuf *buf_new(size_t size, int cls)
 {
 	struct iobuf *b = malloc(sizeof(*b));

@@ -101,4 +101,12 @@ void iobuf_stats(struct iobuf_stats *st);
 /* iobuf_trim() - free every cached buffer (tests, memory pressure). */
 void iobuf_trim(void);
 
+/*
+ * iobuf_idle_trim() - iobuf_trim() when nothing was allocated since the
+ * previous call: call it every few seconds, so that the cache a burst of
+ * large I/O left goes back to the system once the server is idle, and
+ * stays while it is busy. One caller (a timer) at a time.
+ */
+void iobuf_idle_trim(void);
+
 #endif

@@ -21,6 +21,7 @@
 #include "core/iobuf.h"
 #include "core/log.h"
 #include "core/stats.h"
+#include "core/timer.h"
 #include "export/export.h"
 #include "nfs3/nfs3.h"
 #include "nfs4/nfs4.h"
@@ -786,6 +787,17 @@ static void *signal_main(void *arg)
 	}
 }
 
+/* Every POOL_TRIM_MS, an idle server gives its cached payload buffers back
+ * (iobuf_idle_trim): RSS falls after a burst of large I/O. */
+#define POOL_TRIM_MS 10000
+static struct timer pool_trim;
+
+static void pool_trim_fire(struct timer *t)
+{
+	iobuf_idle_trim();
+	(void)timer_arm(t, POOL_TRIM_MS, pool_trim_fire, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static char udp[MAX_SPECS][96];
@@ -834,6 +846,8 @@ int main(int argc, char **argv)
 	rpc_register_program(&nfs_program);
 	rpc_register_program(&mount3_program);
 	iobuf_set_max_memory(opt.max_memory);
+	if (timer_arm(&pool_trim, POOL_TRIM_MS, pool_trim_fire, NULL) < 0)
+		log_warn("no idle trim of the buffer pool (no timer thread)");
 	lim = opt.lim;
 	if (opt.max_record)
 		lim.max_record = opt.max_record;
