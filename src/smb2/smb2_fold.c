@@ -299,7 +299,7 @@ static bool scan_emit(void *ctx, const struct vfs_dirent *de)
 	size_t n;
 
 	if (wildcard_fold_utf8(de->name, de->namelen, f, sizeof(f), &n) ||
-	    n != s->flen || memcmp(f, s->folded, n))
+	    n != s->flen || memcmp(f, s->folded, n) != 0)
 		return true;
 	memcpy(s->real, de->name, de->namelen);
 	*s->reallen = de->namelen;
@@ -382,16 +382,4 @@ out_found:
 		*reallen = foundlen;
 	}
 	return err;
-}
-
-void smb2_fold_forget_all(void)
-{
-	pthread_mutex_lock(&fc.mu);
-	while (fc.lru.next != &fc.lru) {
-		struct fold_dir *d = fc.lru.next;
-
-		dir_unlink(d);
-		dir_free(d);
-	}
-	pthread_mutex_unlock(&fc.mu);
 }

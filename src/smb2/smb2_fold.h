@@ -24,7 +24,4 @@ int smb2_fold_lookup(struct vfs_obj *dir, const char *name, size_t len,
 		     bool sensitive, struct vfs_obj **out, char *real,
 		     size_t *reallen);
 
-/* smb2_fold_forget_all() - drop every cached listing (shutdown, tests). */
-void smb2_fold_forget_all(void);
-
 #endif
