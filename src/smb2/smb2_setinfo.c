@@ -266,9 +266,9 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 	/* Replacing a file whose name differs from the new one in case
 	 * only: onto its name (atomic), then to the new spelling. */
 	err = 0;
-	if (treallen && (treallen != tlen || memcmp(treal, tleaf, tlen)) &&
+	if (treallen && (treallen != tlen || memcmp(treal, tleaf, tlen) != 0) &&
 	    !(sdir == tdir && sreallen == treallen &&
-	      !memcmp(sreal, treal, treallen))) {
+	      memcmp(sreal, treal, treallen) == 0)) {
 		err = vfs_rename(sdir, sreal, sreallen, tdir, treal, treallen);
 		if (!err) {
 			memcpy(sreal, treal, treallen);
