@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -120,6 +121,7 @@ static void *timer_thread(void *unused)
 
 static void timer_start(void)
 {
+	sigset_t all, old;
 	pthread_condattr_t ca;
 	pthread_attr_t a;
 	pthread_t th;
@@ -131,7 +133,12 @@ static void timer_start(void)
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 256u << 10);
+	/* The thread takes no signal, whoever arms the first timer (a
+	 * process-directed SIGTERM must reach the server's signal thread). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	tm.started = pthread_create(&th, &a, timer_thread, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 }
 

@@ -846,8 +846,6 @@ int main(int argc, char **argv)
 	rpc_register_program(&nfs_program);
 	rpc_register_program(&mount3_program);
 	iobuf_set_max_memory(opt.max_memory);
-	if (timer_arm(&pool_trim, POOL_TRIM_MS, pool_trim_fire, NULL) < 0)
-		log_warn("no idle trim of the buffer pool (no timer thread)");
 	lim = opt.lim;
 	if (opt.max_record)
 		lim.max_record = opt.max_record;
@@ -894,6 +892,10 @@ int main(int argc, char **argv)
 		log_err("cannot start the signal thread");
 		return 1;
 	}
+	/* The timer thread too: after daemonize() (a fork keeps no thread)
+	 * and the mask. */
+	if (timer_arm(&pool_trim, POOL_TRIM_MS, pool_trim_fire, NULL) < 0)
+		log_warn("no idle trim of the buffer pool (no timer thread)");
 	/* NFSv4 state starts threads: after daemonize() and the mask. */
 	nfs4_cfg.state_dir = opt.state_dir;
 	ret = nfs4_init(&nfs4_cfg);
