@@ -327,6 +327,24 @@ static const struct query_class file_classes[] = {
 
 #define NCLASSES(t) (sizeof(t) / sizeof((t)[0]))
 
+/*
+ * What a class encoder left in @out (from @start) becomes the answer. The
+ * fixed part fitted, so only a variable part can run out of room, and its
+ * encoder stops short instead: a poisoned cursor is a bug, answered as if
+ * nothing fitted; an error keeps nothing.
+ */
+static enum fscc_status enc_finish(struct smb2_buf *out, size_t start,
+				   enum fscc_status st)
+{
+	if (!sb_ok(out)) {
+		out->pos = start;
+		return FSCC_INFO_LENGTH_MISMATCH;
+	}
+	if (st != FSCC_OK && st != FSCC_BUFFER_OVERFLOW)
+		out->pos = start;
+	return st;
+}
+
 size_t fscc_query_file_min(uint8_t cls)
 {
 	return cls < NCLASSES(file_classes) ? file_classes[cls].min : 0;
@@ -337,24 +355,13 @@ enum fscc_status fscc_query_file(uint8_t cls, struct smb2_buf *out,
 {
 	const struct query_class *c;
 	size_t start = out->pos;
-	enum fscc_status st;
 
 	if (cls >= NCLASSES(file_classes) || !file_classes[cls].enc)
 		return FSCC_INVALID_INFO_CLASS;
 	c = &file_classes[cls];
 	if (!sb_ok(out) || sb_remaining(out) < c->min)
 		return FSCC_INFO_LENGTH_MISMATCH;
-	st = c->enc(out, q);
-	/* The fixed part fitted, so only a variable part can run out of
-	 * room, and its encoder stops short instead: a poisoned cursor here
-	 * is a bug, answered as if nothing fitted. */
-	if (!sb_ok(out)) {
-		out->pos = start;
-		return FSCC_INFO_LENGTH_MISMATCH;
-	}
-	if (st != FSCC_OK && st != FSCC_BUFFER_OVERFLOW)
-		out->pos = start;
-	return st;
+	return enc_finish(out, start, c->enc(out, q));
 }
 
 /* ---- Volumes ---- */
@@ -578,19 +585,11 @@ enum fscc_status fscc_query_fs(uint8_t cls, struct smb2_buf *out,
 {
 	const struct fs_class *c;
 	size_t start = out->pos;
-	enum fscc_status st;
 
 	if (cls >= NCLASSES(fs_classes) || !fs_classes[cls].enc)
 		return FSCC_INVALID_INFO_CLASS;
 	c = &fs_classes[cls];
 	if (!sb_ok(out) || sb_remaining(out) < c->min)
 		return FSCC_INFO_LENGTH_MISMATCH;
-	st = c->enc(out, q);
-	if (!sb_ok(out)) {
-		out->pos = start;
-		return FSCC_INFO_LENGTH_MISMATCH;
-	}
-	if (st != FSCC_OK && st != FSCC_BUFFER_OVERFLOW)
-		out->pos = start;
-	return st;
+	return enc_finish(out, start, c->enc(out, q));
 }
