@@ -187,6 +187,7 @@ static void obj_free(struct vfs_obj *o)
 	if (fd >= 0)
 		close(fd);
 	vfs_obj_dio_close(o);
+	pthread_mutex_destroy(&o->dos_mu);
 	vfs_export_put(o->ex);
 	free(o);
 }
@@ -271,6 +272,7 @@ int vfs_obj_adopt(struct vfs_export *ex, int fd, const struct stat *st,
 	atomic_init(&n->rfd, -1);
 	atomic_init(&n->wfd, -1);
 	vfs_obj_dio_init(n);
+	pthread_mutex_init(&n->dos_mu, NULL);
 	n->type = vfs_ftype_of_mode(st->st_mode);
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;

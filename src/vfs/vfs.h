@@ -404,6 +404,42 @@ ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size);
 int vfs_xattr_remove(struct vfs_obj *o, const char *name);
 
 /*
+ * Windows attributes kept with a file (dosattr.c): the FILE_ATTRIBUTE_*
+ * bits and the creation time (a FILETIME) that SMB clients set, in the
+ * xattr user.DOSATTRIB in Samba's layout (a share moves between Samba and
+ * nasd with them); NFSv4's archive, hidden, system and time_create are
+ * the same properties. Regular files and directories only. Read and
+ * written with the server's credentials: the protocol has decided that
+ * the caller may (FILE_READ_ATTRIBUTES / FILE_WRITE_ATTRIBUTES), whatever
+ * the mode bits say of the xattr.
+ */
+#define VFS_DOSATTR_MAX 24 /* the encoded length (version 5) */
+
+struct vfs_dosattr {
+	bool has_attrib;      /* attrib is kept */
+	bool has_create_time; /* create_time is kept */
+	uint32_t attrib;      /* FILE_ATTRIBUTE_* as stored */
+	uint64_t create_time; /* FILETIME */
+};
+
+/* vfs_dosattr_decode() - parse @len bytes of a user.DOSATTRIB value
+ * (versions 1, 3, 4, 5, or an old attrib_hex alone) into @d. 0, or
+ * -EINVAL with @d empty when it is none of those. */
+int vfs_dosattr_decode(const uint8_t *p, size_t len, struct vfs_dosattr *d);
+/* vfs_dosattr_encode() - @d as version 5 into @out; its length. */
+size_t vfs_dosattr_encode(const struct vfs_dosattr *d,
+			  uint8_t out[VFS_DOSATTR_MAX]);
+/* vfs_dosattr_get() - what @o keeps into @d (both has_ false when nothing,
+ * or nothing readable, is kept); @a: @o's attributes just read, whose
+ * ctime the value is cached under (an xattr change moves the ctime).
+ * 0 or -errno. */
+int vfs_dosattr_get(struct vfs_obj *o, const struct vfs_attr *a,
+		    struct vfs_dosattr *d);
+/* vfs_dosattr_set() - keep @d with @o (replacing what was). 0 or -errno
+ * (-EOPNOTSUPP where the type or the filesystem keeps no xattrs). */
+int vfs_dosattr_set(struct vfs_obj *o, const struct vfs_dosattr *d);
+
+/*
  * Space and server-side data operations (space.c), for NFSv4.2's
  * ALLOCATE, DEALLOCATE, SEEK, COPY, CLONE, READ_PLUS and IO_ADVISE.
  * Regular files only (-EISDIR / -EINVAL otherwise); the caller needs

@@ -61,6 +61,16 @@ struct vfs_obj {
 	atomic_uint dio_malign; /* buffer address alignment */
 	atomic_bool dio_off;   /* O_DIRECT refused here: buffered only */
 	pthread_rwlock_t dio_lock; /* shared: aligned I/O; excl.: RMW */
+	/* Kept DOS attributes (dosattr.c), cached while the ctime they
+	 * were read under stays: every xattr change moves the ctime (by
+	 * at least a nanosecond once it was read, with Linux 6.13's
+	 * multigrain timestamps; within a clock tick before that, so an
+	 * outside change may go unseen for that long). */
+	pthread_mutex_t dos_mu;
+	bool dos_valid;
+	uint32_t dos_gen;	/* bumped by each of our own changes */
+	struct timespec dos_ctime;
+	struct vfs_dosattr dos;
 	enum vfs_ftype type;
 	dev_t dev;
 	ino_t ino;

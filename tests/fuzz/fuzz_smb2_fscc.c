@@ -19,6 +19,9 @@
  *   6  QUERY_INFO file and FS classes with the room and path from the
  *      input; nothing is written past the cursor, and a status never
  *      claims success below the class's fixed part
+ *   7  a user.DOSATTRIB value (vfs_dosattr_decode(), which reads what any
+ *      local user may have written): what it takes encodes and decodes
+ *      back to the same; what it refuses leaves nothing
  * Every output buffer is surrounded by a sentinel that must survive.
  */
 #include <string.h>
@@ -487,11 +490,32 @@ static void fuzz_query(const uint8_t *d, size_t n)
 		FUZZ_CHECK(s == FSCC_INFO_LENGTH_MISMATCH);
 }
 
+static void fuzz_dosattr(const uint8_t *d, size_t n)
+{
+	uint8_t *in = dup_input(d, n), enc[VFS_DOSATTR_MAX];
+	struct vfs_dosattr a, b;
+	size_t len;
+
+	if (vfs_dosattr_decode(in, n, &a)) {
+		FUZZ_CHECK(!a.has_attrib && !a.has_create_time);
+		free(in);
+		return;
+	}
+	len = vfs_dosattr_encode(&a, enc);
+	FUZZ_CHECK(len == VFS_DOSATTR_MAX);
+	FUZZ_CHECK(vfs_dosattr_decode(enc, len, &b) == 0);
+	FUZZ_CHECK(a.has_attrib == b.has_attrib &&
+		   a.has_create_time == b.has_create_time);
+	FUZZ_CHECK(!a.has_attrib || a.attrib == b.attrib);
+	FUZZ_CHECK(!a.has_create_time || a.create_time == b.create_time);
+	free(in);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0:
 		fuzz_ea_full(data + 1, size - 1);
 		break;
@@ -510,8 +534,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 5:
 		fuzz_dir(data + 1, size - 1);
 		break;
-	default:
+	case 6:
 		fuzz_query(data + 1, size - 1);
+		break;
+	default:
+		fuzz_dosattr(data + 1, size - 1);
 		break;
 	}
 	return 0;

@@ -527,6 +527,16 @@ def fscc_seeds():
         len(name)) + name
     s["set-link"] = b"\3\x32" + b"\0" * 8 + le64(0) + le32(2) + utf16("a")
     s["set-mode"] = b"\3\6" + le32(0x26)
+    # user.DOSATTRIB as Samba 4.17 writes it (version 5; read back from a
+    # file it made hidden and system), and the older layouts
+    s["dosattr-v5"] = b"\7" + bytes.fromhex(
+        "0000050005000000110000002600000081399c180482dd01")
+    s["dosattr-v4"] = b"\7" + b"\0\0" + le16(4) + le16(4) + b"\0\0" + \
+        le32(0x11) + le32(0x22) + le64(0) + le64(132000000000000000)
+    s["dosattr-v3"] = b"\7" + b"0x20\0\0" + le16(3) + le16(3) + \
+        b"\0\0" + le32(0x11) + le32(0x20) + le32(0) + le64(0) + le64(0) + \
+        le64(132000000000000000)
+    s["dosattr-hex"] = b"\7" + b"0x8020\0"
     s["set-dispex"] = b"\3\4" + le32(0x13)
     s["set-eof"] = b"\3\x08" + le64(1 << 40)
     for i, (pat, name) in enumerate([("*.*", "a"), ("<.txt", "a.b.txt"),
