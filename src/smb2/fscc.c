@@ -116,6 +116,25 @@ uint32_t fscc_attributes(const struct vfs_attr *a, unsigned int flags)
 	return fscc_attributes_normalize(r);
 }
 
+void fscc_file_info_apply_dos(struct fscc_file_info *fi,
+			      const struct vfs_dosattr *d)
+{
+	uint32_t type_bits = FILE_ATTRIBUTE_DIRECTORY |
+			     FILE_ATTRIBUTE_REPARSE_POINT;
+
+	if (d->has_create_time)
+		fi->creation_time = d->create_time;
+	if (!d->has_attrib)
+		return;
+	if (!fi->directory)
+		type_bits |= FILE_ATTRIBUTE_READONLY;
+	fi->attributes = (fi->attributes & type_bits) |
+			 (d->attrib & FSCC_ATTR_KEPT & ~type_bits);
+	if (fi->directory)
+		fi->attributes &= ~(uint32_t)(FILE_ATTRIBUTE_SPARSE_FILE |
+					      FILE_ATTRIBUTE_TEMPORARY);
+}
+
 uint32_t fscc_reparse_tag(const struct vfs_attr *a, unsigned int flags)
 {
 	if (a->type == VFS_LNK && (flags & FSCC_ATTR_SYMLINK_REPARSE))

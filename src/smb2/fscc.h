@@ -131,6 +131,10 @@ enum fscc_fs_class {
 	 FILE_ATTRIBUTE_TEMPORARY | FILE_ATTRIBUTE_OFFLINE |                   \
 	 FILE_ATTRIBUTE_NOT_CONTENT_INDEXED)
 
+/* What nasd keeps of the attributes (vfs_dosattr): the settable ones and
+ * SPARSE_FILE, which FSCTL_SET_SPARSE sets. */
+#define FSCC_ATTR_KEPT (FSCC_ATTR_SETTABLE | FILE_ATTRIBUTE_SPARSE_FILE)
+
 /* MS-FSCC 2.1.2.1: the tag of a Windows symbolic link. */
 #define IO_REPARSE_TAG_SYMLINK 0xA000000Cu
 
@@ -311,6 +315,18 @@ struct fscc_file_info {
  */
 void fscc_file_info_from_attr(struct fscc_file_info *fi,
 			      const struct vfs_attr *a, unsigned int flags);
+
+/*
+ * fscc_file_info_apply_dos() - what the file keeps (@d, vfs_dosattr) over
+ * what fscc_file_info_from_attr() derived: a kept creation time replaces
+ * the derived one; kept attributes (FSCC_ATTR_KEPT) replace the derived
+ * ones, but for a regular file READONLY stays the mode's (the mode is
+ * what the kernel enforces, and NFS clients change it), and DIRECTORY
+ * and REPARSE_POINT stay the type's. Call it before
+ * fscc_attributes_normalize().
+ */
+void fscc_file_info_apply_dos(struct fscc_file_info *fi,
+			      const struct vfs_dosattr *d);
 
 /* ---- QUERY_INFO, SMB2_0_INFO_FILE (fscc_query.c) ---- */
 

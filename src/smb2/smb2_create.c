@@ -65,6 +65,8 @@ struct create_req {
 	uint32_t options;
 	char *path;                 /* UTF-8, '/' separated */
 	struct smb2_create_ctx ctx;
+	uint32_t refused;           /* create_resolve()'s own NTSTATUS, with
+				       -ECANCELED */
 };
 
 /* "name::$DATA" names the unnamed data stream: the file itself. */
@@ -218,6 +220,13 @@ again:
 		return -ENOENT;
 	if (!t->acc.opts->rw)
 		return -EACCES;
+	/* MS-FSA 2.1.5.1.1: a new read-only file cannot be deleted on
+	 * close, and is not made. */
+	if (!want_dir && (c->attrs & FILE_ATTRIBUTE_READONLY) &&
+	    (c->options & FILE_DELETE_ON_CLOSE_OPT)) {
+		c->refused = STATUS_CANNOT_DELETE;
+		return -ECANCELED;
+	}
 	sa.set_mode = true;
 	if (c->ctx.have_mode)
 		sa.mode = c->ctx.mode;
@@ -379,6 +388,20 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		st = STATUS_ACCESS_DENIED;
 		goto out_put;
 	}
+	/* Replacing a hidden or system file must say so (MS-FSA
+	 * 2.1.5.1.2.1): a program that does not know it is there does not
+	 * overwrite it. */
+	if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) {
+		const uint32_t hs = FILE_ATTRIBUTE_HIDDEN |
+				    FILE_ATTRIBUTE_SYSTEM;
+		struct fscc_file_info fi;
+
+		smb2_info_fill(obj, "", 0, &a, &fi);
+		if (fi.attributes & hs & ~c.attrs) {
+			st = STATUS_ACCESS_DENIED;
+			goto out_put;
+		}
+	}
 	if ((c.options & FILE_DELETE_ON_CLOSE_OPT) && !created &&
 	    a.type != VFS_DIR && !(a.mode & 0222)) {
 		st = STATUS_CANNOT_DELETE;
@@ -419,6 +442,20 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 			err = vfs_getattr(obj, &a);
 		if (err)
 			goto out_release_err;
+	}
+	/* The attributes of a file this CREATE made or replaced: those
+	 * asked for, and ARCHIVE for a file (MS-FSA 2.1.5.1.1, 2.1.5.1.2.1);
+	 * kept when they say more than the derived ones. */
+	if (action != FILE_OPENED) {
+		uint32_t attrib = c.attrs & FSCC_ATTR_SETTABLE;
+
+		if (a.type != VFS_DIR)
+			attrib |= FILE_ATTRIBUTE_ARCHIVE;
+		err = smb2_dos_store(obj, &a, attrib, NULL);
+		if (err && err != -EOPNOTSUPP) {
+			st = smb2_status(SMB2_CREATE, err);
+			goto out_unmake;
+		}
 	}
 	/* ExtA: the EAs of a file this CREATE made or overwrote
 	 * (MS-FSA 2.1.5.1.1, 2.1.5.1.2.1); an existing file keeps its. */
@@ -501,7 +538,8 @@ out_free:
 	free(o);
 	goto out_put;
 out_err:
-	st = smb2_status(SMB2_CREATE, err);
+	st = err == -ECANCELED && c.refused ? c.refused
+					    : smb2_status(SMB2_CREATE, err);
 out_put:
 	if (obj)
 		vfs_obj_put(obj);

@@ -63,14 +63,10 @@ static int entry_info(struct dir_fill *f, const char *name, size_t len,
 			return err;
 	}
 	err = vfs_getattr(e, &a);
+	if (!err)
+		smb2_info_fill(e, name, len, &a, fi);
 	vfs_obj_put(e);
-	if (err)
-		return err;
-	fscc_file_info_from_attr(fi, &a, 0);
-	if (fscc_name_hidden(name, len))
-		fi->attributes |= FILE_ATTRIBUTE_HIDDEN;
-	fi->attributes = fscc_attributes_normalize(fi->attributes);
-	return 0;
+	return err;
 }
 
 /* Add entry @name; false when the query must stop before it. */

@@ -7,6 +7,7 @@
 #include "smb2/smb2_int.h"
 
 #include "smb2/fscc.h"
+#include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
 #include "state/file_state.h"
 #include "vfs/vfs.h"
@@ -68,8 +69,14 @@ uint32_t smb2_cmd_close(struct smb2_work *w, struct smb2_buf *body)
 	 * takes the file with it). */
 	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&
 	       vfs_getattr(o->obj, &a) == 0;
-	if (post)
-		fscc_file_info_from_attr(&fi, &a, 0);
+	if (post) {
+		const char *path = smb2_open_path(o, w->req);
+
+		if (path)
+			smb2_file_info(o, path, &a, &fi);
+		else
+			post = false;
+	}
 	err = smb2_open_close(w->sess, o);
 	smb2_open_put(o);
 	if (err && err != -ENOENT && err != -ENOTEMPTY)

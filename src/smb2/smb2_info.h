@@ -8,9 +8,27 @@
 #include "smb2/smb2_int.h"
 
 /*
- * smb2_file_info() - the FSCC view of @o's file with attributes @a: the
- * vfs attributes, HIDDEN for a dot-file (@path: the open's), delete-pending from the shared
- * file state.
+ * smb2_info_fill() - the FSCC view of @obj, whose last path component is
+ * @name (@len bytes) and whose vfs attributes are @a: those, what the file
+ * keeps (vfs_dosattr), HIDDEN for a dot-file, normalised.
+ */
+void smb2_info_fill(struct vfs_obj *obj, const char *name, size_t len,
+		    const struct vfs_attr *a, struct fscc_file_info *fi);
+
+/*
+ * smb2_dos_store() - make @obj (vfs attributes @a) report the attributes
+ * @attrib (its FSCC_ATTR_KEPT bits; a file's READONLY is the caller's to
+ * apply to the mode) and, unless @create_time is NULL, that creation time,
+ * by keeping them (vfs_dosattr). Nothing is written when the file already
+ * reports them; the first write also fixes the creation time reported so
+ * far. 0 or -errno (-EOPNOTSUPP: nothing can be kept here).
+ */
+int smb2_dos_store(struct vfs_obj *obj, const struct vfs_attr *a,
+		   uint32_t attrib, const uint64_t *create_time);
+
+/*
+ * smb2_file_info() - smb2_info_fill() for open @o (@path: the open's),
+ * with delete-pending from the shared file state.
  */
 void smb2_file_info(struct smb2_open *o, const char *path,
 		    const struct vfs_attr *a, struct fscc_file_info *fi);

@@ -28,6 +28,7 @@
 #include <sys/random.h>
 
 #include "core/log.h"
+#include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
 #include "state/file_state.h"
 #include "transport/transport.h"
@@ -380,16 +381,31 @@ static uint32_t fsctl_set_compression(struct fsctl_call *c)
 	return STATUS_INVALID_PARAMETER;
 }
 
+/* Whether @o's file reports FILE_ATTRIBUTE_SPARSE_FILE (kept or derived);
+ * its attributes into *@a. */
+static int open_sparse(struct smb2_open *o, struct vfs_attr *a, bool *sparse)
+{
+	struct fscc_file_info fi;
+	int err = vfs_getattr(o->obj, a);
+
+	if (err)
+		return err;
+	smb2_info_fill(o->obj, "", 0, a, &fi);
+	*sparse = fi.attributes & FILE_ATTRIBUTE_SPARSE_FILE;
+	return 0;
+}
+
 /*
  * MS-FSA 2.1.5.9.36 SET_SPARSE. Every file on the Linux file systems
- * served is sparse-capable, and FILE_ATTRIBUTE_SPARSE_FILE is derived
- * from what is allocated (fscc.h), so the attribute stays honest without
- * storing a flag: setting asks for nothing; clearing allocates the holes,
- * as Windows must when a file stops being sparse.
+ * served can have holes; FILE_ATTRIBUTE_SPARSE_FILE is kept with the file
+ * (vfs_dosattr) once a client sets or clears it, and derived from what is
+ * allocated before that (fscc.h). Clearing allocates the holes, as Windows
+ * must when a file stops being sparse.
  */
 static uint32_t fsctl_set_sparse(struct fsctl_call *c)
 {
 	struct smb2_open *o = c->o;
+	struct fscc_file_info fi;
 	struct vfs_attr a;
 	uint8_t set = 1;
 	int err;
@@ -402,27 +418,40 @@ static uint32_t fsctl_set_sparse(struct fsctl_call *c)
 		return STATUS_ACCESS_DENIED;
 	if (o->is_dir)
 		return STATUS_INVALID_PARAMETER;
-	if (set)
-		return STATUS_SUCCESS;
 	err = vfs_getattr(o->obj, &a);
 	if (err)
 		return smb2_status(SMB2_IOCTL, err);
-	if (a.size == 0 || a.used >= a.size)
-		return STATUS_SUCCESS;
-	err = vfs_allocate(o->obj, 0, a.size);
-	return err ? smb2_status(SMB2_IOCTL, err) : STATUS_SUCCESS;
+	if (!set && a.size && a.used < a.size) {
+		err = vfs_allocate(o->obj, 0, a.size);
+		if (!err)
+			err = vfs_getattr(o->obj, &a);
+		if (err)
+			return smb2_status(SMB2_IOCTL, err);
+	}
+	smb2_info_fill(o->obj, "", 0, &a, &fi);
+	fi.attributes &= ~FILE_ATTRIBUTE_SPARSE_FILE;
+	err = smb2_dos_store(o->obj, &a,
+			     fi.attributes |
+				     (set ? FILE_ATTRIBUTE_SPARSE_FILE : 0),
+			     NULL);
+	/* Where nothing can be kept the derived flag is all there is. */
+	if (err && err != -EOPNOTSUPP)
+		return smb2_status(SMB2_IOCTL, err);
+	return STATUS_SUCCESS;
 }
 
 /*
  * MS-FSA 2.1.5.9.27 SET_ZERO_DATA: [FileOffset, BeyondFinalZero) reads as
- * zeros afterwards; the blocks are given back (a hole is punched), and
- * the size never changes.
+ * zeros afterwards, and the size never changes. A sparse file gives the
+ * blocks back (a hole is punched); any other keeps them allocated, as
+ * Windows zero-fills a file that is not sparse.
  */
 static uint32_t fsctl_set_zero_data(struct fsctl_call *c)
 {
 	struct smb2_open *o = c->o;
 	uint64_t off, beyond;
 	struct vfs_attr a;
+	bool sparse;
 	int err;
 
 	if (!sb_get_u64(&c->in, &off) || !sb_get_u64(&c->in, &beyond))
@@ -437,7 +466,7 @@ static uint32_t fsctl_set_zero_data(struct fsctl_call *c)
 		return STATUS_SUCCESS;
 	if (io_locked(o, true, off, beyond - off))
 		return STATUS_FILE_LOCK_CONFLICT;
-	err = vfs_getattr(o->obj, &a);
+	err = open_sparse(o, &a, &sparse);
 	if (err)
 		return smb2_status(SMB2_IOCTL, err);
 	/* Past the end of file there is nothing to zero. */
@@ -446,6 +475,8 @@ static uint32_t fsctl_set_zero_data(struct fsctl_call *c)
 	if (beyond > a.size)
 		beyond = a.size;
 	err = vfs_deallocate(o->obj, off, beyond - off);
+	if (!err && !sparse)
+		err = vfs_allocate(o->obj, off, beyond - off);
 	return err ? smb2_status(SMB2_IOCTL, err) : STATUS_SUCCESS;
 }
 
@@ -458,6 +489,8 @@ static uint32_t fsctl_query_allocated_ranges(struct fsctl_call *c)
 {
 	struct smb2_open *o = c->o;
 	uint64_t off, len, end, pos, data, hole, size;
+	struct vfs_attr a;
+	bool sparse;
 	int err;
 
 	if (!sb_get_u64(&c->in, &off) || !sb_get_u64(&c->in, &len))
@@ -469,6 +502,23 @@ static uint32_t fsctl_query_allocated_ranges(struct fsctl_call *c)
 	if (!(o->access & FILE_READ_DATA))
 		return STATUS_ACCESS_DENIED;
 	end = off + len;
+	err = open_sparse(o, &a, &sparse);
+	if (err)
+		return smb2_status(SMB2_IOCTL, err);
+	/* A file that is not sparse is allocated throughout, as far as a
+	 * client can tell: one range, up to the end of file (Windows; what
+	 * a zeroed range of it holds SEEK_DATA may call a hole). */
+	if (!sparse) {
+		if (end > a.size)
+			end = a.size;
+		if (off >= end)
+			return STATUS_SUCCESS;
+		if (sb_remaining(&c->out) < RANGE_LEN)
+			return STATUS_BUFFER_TOO_SMALL;
+		sb_put_u64(&c->out, off);
+		sb_put_u64(&c->out, end - off);
+		return STATUS_SUCCESS;
+	}
 	for (pos = off; pos < end; pos = hole) {
 		err = vfs_seek(o->obj, pos, VFS_SEEK_DATA, &data, &size);
 		if (err == -ENXIO)

@@ -21,16 +21,62 @@
 /* The fixed part of the response body (§2.2.38) before the data. */
 #define QI_RSP_FIXED 8
 
+void smb2_info_fill(struct vfs_obj *obj, const char *name, size_t len,
+		    const struct vfs_attr *a, struct fscc_file_info *fi)
+{
+	struct vfs_dosattr d;
+
+	fscc_file_info_from_attr(fi, a, 0);
+	/* An unreadable xattr leaves the derived view (d stays empty). */
+	(void)vfs_dosattr_get(obj, a, &d);
+	fscc_file_info_apply_dos(fi, &d);
+	if (fscc_name_hidden(name, len))
+		fi->attributes |= FILE_ATTRIBUTE_HIDDEN;
+	fi->attributes = fscc_attributes_normalize(fi->attributes);
+}
+
+int smb2_dos_store(struct vfs_obj *obj, const struct vfs_attr *a,
+		   uint32_t attrib, const uint64_t *create_time)
+{
+	const uint32_t ro = FILE_ATTRIBUTE_READONLY;
+	struct fscc_file_info fi;
+	struct vfs_dosattr d;
+	uint32_t cur, want, mask = FSCC_ATTR_KEPT;
+	bool dir = a->type == VFS_DIR;
+	int err;
+
+	err = vfs_dosattr_get(obj, a, &d);
+	if (err)
+		return err;
+	fscc_file_info_from_attr(&fi, a, 0);
+	fscc_file_info_apply_dos(&fi, &d);
+	if (dir)
+		mask &= ~(uint32_t)(FILE_ATTRIBUTE_SPARSE_FILE |
+				    FILE_ATTRIBUTE_TEMPORARY);
+	want = attrib & mask;
+	cur = fi.attributes & mask;
+	/* A file's READONLY is its mode's (fscc_file_info_apply_dos()):
+	 * kept only to say the same to Samba. */
+	if (!dir)
+		cur = (cur & ~ro) | (want & ro);
+	if (cur == want && (!d.has_attrib || !((d.attrib ^ want) & ro)) &&
+	    (!create_time || *create_time == fi.creation_time))
+		return 0;
+	/* Kept from now on, with the creation time as reported so far. */
+	d.has_attrib = true;
+	d.attrib = want | (dir ? FILE_ATTRIBUTE_DIRECTORY : 0);
+	d.has_create_time = true;
+	d.create_time = create_time ? *create_time : fi.creation_time;
+	return vfs_dosattr_set(obj, &d);
+}
+
 void smb2_file_info(struct smb2_open *o, const char *path,
 		    const struct vfs_attr *a, struct fscc_file_info *fi)
 {
 	const char *leaf = strrchr(path, '/');
 
 	leaf = leaf ? leaf + 1 : path;
-	fscc_file_info_from_attr(fi, a, 0);
-	if (fscc_name_hidden(leaf, strlen(leaf)))
-		fi->attributes |= FILE_ATTRIBUTE_HIDDEN;
-	fi->attributes = fscc_attributes_normalize(fi->attributes);
+	smb2_info_fill(o->obj, leaf, strlen(leaf), a, fi);
 	if (o->sf && state_delete_pending(o->sf)) {
 		fi->delete_pending = true;
 		if (fi->nlink)

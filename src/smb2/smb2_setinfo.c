@@ -37,8 +37,8 @@ static uint32_t set_basic(struct smb2_open *o, struct smb2_buf *in)
 	fs = fscc_dec_FILE_BASIC_INFORMATION(in, o->is_dir, &sb);
 	if (fs != FSCC_OK)
 		return fscc_ntstatus(fs);
-	/* CreationTime and ChangeTime cannot be set on Linux (as Samba
-	 * without a stored birth time); FREEZE/THAW change nothing here. */
+	/* ChangeTime cannot be set on Linux (as Samba); FREEZE/THAW change
+	 * nothing here. */
 	if (sb.last_access.op == FSCC_TIME_SET) {
 		sa.atime_how = VFS_TIME_CLIENT;
 		sa.atime = sb.last_access.ts;
@@ -47,11 +47,29 @@ static uint32_t set_basic(struct smb2_open *o, struct smb2_buf *in)
 		sa.mtime_how = VFS_TIME_CLIENT;
 		sa.mtime = sb.last_write.ts;
 	}
-	/* The read-only attribute is the mode's write bits (fscc.h). */
-	if (sb.attributes && !o->is_dir) {
+	/* The other attributes and the creation time are kept with the
+	 * file (where it can keep none, they stay as derived); SPARSE_FILE
+	 * is FSCTL_SET_SPARSE's, and stays. */
+	if (sb.attributes || sb.creation.op == FSCC_TIME_SET) {
+		struct fscc_file_info fi;
+		uint32_t attrib;
+
 		err = vfs_getattr(o->obj, &a);
 		if (err)
 			return smb2_status(SMB2_SET_INFO, err);
+		smb2_info_fill(o->obj, "", 0, &a, &fi);
+		attrib = sb.attributes ? sb.attributes & FSCC_ATTR_SETTABLE
+				       : fi.attributes;
+		attrib |= fi.attributes & FILE_ATTRIBUTE_SPARSE_FILE;
+		err = smb2_dos_store(o->obj, &a, attrib,
+				     sb.creation.op == FSCC_TIME_SET
+					     ? &sb.creation.filetime
+					     : NULL);
+		if (err && err != -EOPNOTSUPP)
+			return smb2_status(SMB2_SET_INFO, err);
+	}
+	/* A file's read-only attribute is the mode's write bits (fscc.h). */
+	if (sb.attributes && !o->is_dir) {
 		if ((sb.attributes & FILE_ATTRIBUTE_READONLY) &&
 		    (a.mode & 0222)) {
 			sa.set_mode = true;

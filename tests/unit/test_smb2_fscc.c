@@ -348,6 +348,53 @@ static void test_file_info_from_attr(void **state)
 	assert_int_equal(fi.attributes, FILE_ATTRIBUTE_DIRECTORY);
 }
 
+/* What a file keeps over what is derived: the creation time, and the
+ * attributes but for a file's READONLY (the mode's) and the type's. */
+static void test_file_info_apply_dos(void **state)
+{
+	struct vfs_dosattr d = { 0 };
+	struct fscc_file_info fi;
+	struct vfs_attr a;
+	uint64_t derived;
+
+	(void)state;
+	a = make_attr(VFS_REG, 0644);
+	fscc_file_info_from_attr(&fi, &a, 0);
+	derived = fi.creation_time;
+	fscc_file_info_apply_dos(&fi, &d); /* nothing kept: unchanged */
+	assert_int_equal(fi.attributes, FILE_ATTRIBUTE_ARCHIVE);
+	assert_true(fi.creation_time == derived);
+	d.has_create_time = true;
+	d.create_time = 123456789;
+	d.has_attrib = true;
+	d.attrib = FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_SYSTEM |
+		   FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_SPARSE_FILE |
+		   FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_ENCRYPTED;
+	fscc_file_info_apply_dos(&fi, &d);
+	assert_true(fi.creation_time == 123456789);
+	/* ARCHIVE cleared, READONLY not taken (mode 0644), DIRECTORY and
+	 * what nasd does not keep ignored */
+	assert_int_equal(fi.attributes, FILE_ATTRIBUTE_HIDDEN |
+						FILE_ATTRIBUTE_SYSTEM |
+						FILE_ATTRIBUTE_SPARSE_FILE);
+	/* the mode says read-only: it stays so, whatever was kept */
+	a = make_attr(VFS_REG, 0444);
+	fscc_file_info_from_attr(&fi, &a, 0);
+	d.attrib = FILE_ATTRIBUTE_ARCHIVE;
+	fscc_file_info_apply_dos(&fi, &d);
+	assert_int_equal(fi.attributes,
+			 FILE_ATTRIBUTE_ARCHIVE | FILE_ATTRIBUTE_READONLY);
+	/* a directory keeps READONLY, never SPARSE or TEMPORARY */
+	a = make_attr(VFS_DIR, 0755);
+	fscc_file_info_from_attr(&fi, &a, 0);
+	d.attrib = FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_HIDDEN |
+		   FILE_ATTRIBUTE_SPARSE_FILE | FILE_ATTRIBUTE_TEMPORARY;
+	fscc_file_info_apply_dos(&fi, &d);
+	assert_int_equal(fi.attributes, FILE_ATTRIBUTE_DIRECTORY |
+						FILE_ATTRIBUTE_READONLY |
+						FILE_ATTRIBUTE_HIDDEN);
+}
+
 /* ---- QUERY_INFO, file classes ---- */
 
 /* Encode @cls into a sentinel-filled buffer of @room bytes; the status,
@@ -2388,6 +2435,7 @@ int main(void)
 		cmocka_unit_test(test_ntstatus),
 		cmocka_unit_test(test_attributes),
 		cmocka_unit_test(test_file_info_from_attr),
+		cmocka_unit_test(test_file_info_apply_dos),
 		cmocka_unit_test(test_query_fixed_golden),
 		cmocka_unit_test(test_query_all_info),
 		cmocka_unit_test(test_query_normalized_name),
