@@ -69,6 +69,12 @@ int smb_setup_start(struct smb2_config *cfg, const char **listens,
 			return ret;
 		}
 		addr_format(&bound, s, sizeof(s));
+		ret = smb2_listen_bound(&bound);
+		if (ret < 0) {
+			fprintf(stderr, "nasd: SMB listener %s: %s\n", s,
+				strerror(-ret));
+			return ret;
+		}
 		log_info("SMB listening on %s", s);
 	}
 	return 0;

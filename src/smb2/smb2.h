@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct sockaddr_storage;
 struct transport_proto;
 struct smb2_users;
 
@@ -37,5 +38,14 @@ int smb2_init(const struct smb2_config *cfg);
  * TCP, MS-SMB2 §2.1), for transport_listen(). Valid after smb2_init().
  */
 const struct transport_proto *smb2_transport_proto(void);
+
+/*
+ * smb2_listen_bound() - tell the engine an SMB listener is bound to @ss
+ * (copied; the address transport_listen() reports), so that
+ * FSCTL_QUERY_NETWORK_INTERFACE_INFO names only addresses a listener
+ * accepts. Call for every SMB listener, before transport_run().
+ * Returns 0, or -ENOSPC past TRANSPORT_MAX_LISTENERS.
+ */
+int smb2_listen_bound(const struct sockaddr_storage *ss);
 
 #endif

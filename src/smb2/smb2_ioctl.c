@@ -29,6 +29,7 @@
 
 #include "core/log.h"
 #include "smb2/smb2_info.h"
+#include "smb2/smb2_netif.h"
 #include "smb2/smb2_open.h"
 #include "state/file_state.h"
 #include "transport/transport.h"
@@ -253,14 +254,26 @@ out_drop:
 }
 
 /*
- * No multichannel is offered (no SMB2_GLOBAL_CAP_MULTI_CHANNEL), so there
- * is no interface list to give; Linux cifs asks on every mount and takes
- * NOT_SUPPORTED (-EOPNOTSUPP) quietly.
+ * §3.3.5.15.11: the server's interfaces that a listener accepts
+ * (smb2_netif.c). A 2.x connection has no such FSCTL (the section is 3.x
+ * only; its MAY fail with NOT_SUPPORTED is taken). On 3.x it is answered
+ * although SMB2_GLOBAL_CAP_MULTI_CHANNEL is never offered (the same MAY
+ * would allow refusing): Linux cifs asks on every 3.x mount and logs a
+ * failure, smbtorture's ioctl.bug14788.NETWORK_INTERFACE wants the list,
+ * and the answer is only information; without the capability no client
+ * binds a second channel to a session (§3.2.4.1.7, §3.3.5.5.2).
  */
-static uint32_t fsctl_not_supported(struct fsctl_call *c)
+static uint32_t fsctl_query_network_interface_info(struct fsctl_call *c)
 {
-	(void)c;
-	return STATUS_NOT_SUPPORTED;
+	struct smb2_conn *conn = c->w->conn;
+	uint16_t dialect;
+
+	pthread_mutex_lock(&conn->mu);
+	dialect = conn->dialect;
+	pthread_mutex_unlock(&conn->mu);
+	if (dialect < SMB2_DIALECT_0300)
+		return STATUS_NOT_SUPPORTED;
+	return smb2_netif_answer(&c->out);
 }
 
 /* No DFS (SMB2_GLOBAL_CAP_DFS and SMB2_SHARE_CAP_DFS are never set). */
@@ -821,8 +834,8 @@ static const struct fsctl fsctls[] = {
 		.code = FSCTL_QUERY_NETWORK_INTERFACE_INFO,
 		.name = "QUERY_NETWORK_INTERFACE_INFO",
 		.flags = FSCTL_NO_FID,
-		.out_max = 1,
-		.handle = fsctl_not_supported,
+		.out_max = SMB2_NETIF_OUT_MAX,
+		.handle = fsctl_query_network_interface_info,
 	},
 	{
 		.code = FSCTL_DFS_GET_REFERRALS,

@@ -11,7 +11,9 @@ what happened on disk: COPYCHUNK copies the bytes, SET_ZERO_DATA punches
 a hole (SEEK_HOLE on the file), QUERY_ALLOCATED_RANGES gives what
 SEEK_DATA/SEEK_HOLE give, SET_SPARSE FALSE fills the holes,
 VALIDATE_NEGOTIATE_INFO is answered when right and drops the connection
-when wrong, and malformed offsets, lengths and sizes get
+when wrong, QUERY_NETWORK_INTERFACE_INFO lists the listeners' addresses
+(whole, aligned entries; BUFFER_TOO_SMALL or OVERFLOW when they do not
+fit; NOT_SUPPORTED on 2.1), and malformed offsets, lengths and sizes get
 STATUS_INVALID_PARAMETER with the server still serving.
 
 Exit 0, 1 on a failure, 77 without impacket (python3-impacket).
@@ -29,7 +31,7 @@ import time
 
 try:
     from impacket import smb3, smb3structs as s3
-    from impacket.smb3structs import SMB2_DIALECT_30
+    from impacket.smb3structs import SMB2_DIALECT_21, SMB2_DIALECT_30
 except ImportError:
     print("test_smb_ioctl: skipped: no impacket (apt-get install "
           "python3-impacket)")
@@ -97,7 +99,7 @@ def free_port():
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, extra_smb_listens=()):
         self.tmp = tempfile.mkdtemp(prefix="nasd-ioctl-")
         self.state = os.path.join(self.tmp, "state")
         self.share = os.path.join(self.tmp, "share")
@@ -116,8 +118,9 @@ class Server:
             [NASD, "--foreground", "--state-dir", self.state,
              "--listen", "127.0.0.1:%d" % (self.port + 1),
              "--mountd-port", "0",
-             "--smb-listen", "127.0.0.1:%d" % self.port,
-             "--export", self.share + ":rw,no_root_squash,smb=share"],
+             "--smb-listen", "127.0.0.1:%d" % self.port] +
+            [a for spec in extra_smb_listens for a in ("--smb-listen", spec)] +
+            ["--export", self.share + ":rw,no_root_squash,smb=share"],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -166,9 +169,9 @@ class Server:
 class Client:
     """One logged-on SMB 3.0 connection with the share connected."""
 
-    def __init__(self, srv):
+    def __init__(self, srv, dialect=SMB2_DIALECT_30):
         self.c = smb3.SMB3("127.0.0.1", "127.0.0.1", sess_port=srv.port,
-                           preferredDialect=SMB2_DIALECT_30, timeout=10)
+                           preferredDialect=dialect, timeout=10)
         self.c.login(USER, PASSWORD)
         self.tid = self.c.connectTree("share")
 
@@ -297,10 +300,8 @@ def test_connection_fsctls(srv):
     st, _, _ = cl.ioctl(NO_FID, FSCTL_VALIDATE_NEGOTIATE_INFO, good[:20],
                         max_out=24)
     check(st == STATUS_INVALID_PARAMETER, "VNI cut short: %#x" % st)
-    # Other connection-wide FSCTLs.
-    st, _, _ = cl.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
-                        max_out=65536)
-    check(st == STATUS_NOT_SUPPORTED, "NETWORK_INTERFACE_INFO: %#x" % st)
+    # Other connection-wide FSCTLs (NETWORK_INTERFACE_INFO's answers in
+    # test_network_interfaces).
     st, _, _ = cl.ioctl(fid, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
                         max_out=65536)
     check(st == STATUS_INVALID_PARAMETER,
@@ -362,6 +363,132 @@ def test_connection_fsctls(srv):
         check(not cl2.echo_ok(), "VNI wrong %s: connection closed" % what)
     check(srv.alive() and Client(srv).echo_ok(),
           "server serves new connections after the drops")
+
+
+NETIF_LEN = 152          # NETWORK_INTERFACE_INFO, MS-SMB2 2.2.32.5
+RSS_CAPABLE, RDMA_CAPABLE = 0x1, 0x2
+AF_INET_WIRE, AF_INET6_WIRE = 0x0002, 0x0017
+
+
+def parse_netifs(out, what):
+    """The NETWORK_INTERFACE_INFO chain in @out as (ifindex, caps, speed,
+    address text), checking its framing: every entry 8-byte aligned and
+    whole, Next 0 exactly on the last, Reserved and padding zero, port 0."""
+    res = []
+    off = 0
+    while True:
+        if off % 8 or off + NETIF_LEN > len(out):
+            check(False, "%s: entry at %d: aligned, inside %d bytes"
+                  % (what, off, len(out)))
+            return res
+        nxt, idx, caps, rsv, speed = struct.unpack_from("<IIIIQ", out, off)
+        fam, port = struct.unpack_from("<HH", out, off + 24)
+        sa = out[off + 28:off + NETIF_LEN]
+        if fam == AF_INET_WIRE:
+            addr = socket.inet_ntop(socket.AF_INET, sa[:4])
+            rest = sa[4:]
+        elif fam == AF_INET6_WIRE:
+            flow, = struct.unpack_from("<I", sa)
+            addr = socket.inet_ntop(socket.AF_INET6, sa[4:20])
+            scope, = struct.unpack_from("<I", sa, 20)
+            rest = sa[24:]
+            check(flow == 0 and scope == 0,
+                  "%s %s: FlowInfo and ScopeId 0" % (what, addr))
+        else:
+            check(False, "%s: family %#x" % (what, fam))
+            return res
+        check(rsv == 0 and port == 0 and rest == bytes(len(rest)),
+              "%s %s: Reserved, port and padding zero" % (what, addr))
+        res.append((idx, caps, speed, addr))
+        if nxt == 0:
+            check(off + NETIF_LEN == len(out),
+                  "%s: Next 0 on the last entry, ending the output" % what)
+            return res
+        check(nxt % 8 == 0 and nxt >= NETIF_LEN,
+              "%s: Next %d aligned, past the entry" % (what, nxt))
+        if nxt % 8 or nxt < NETIF_LEN:
+            return res
+        off += nxt
+
+
+def test_network_interfaces(srv):
+    """QUERY_NETWORK_INTERFACE_INFO (MS-SMB2 3.3.5.15.11): the listener is
+    on 127.0.0.1 only, so that is the one address answered, on lo."""
+    cl = Client(srv)
+    st, out, _ = cl.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                          max_out=65536)
+    check(st == STATUS_SUCCESS and len(out) >= NETIF_LEN,
+          "NETWORK_INTERFACE_INFO: success with entries (%#x, %d bytes)"
+          % (st, len(out)))
+    ifs = parse_netifs(out, "NETWORK_INTERFACE_INFO")
+    addrs = [a for _, _, _, a in ifs]
+    check(addrs == ["127.0.0.1"],
+          "only the listener's address, 127.0.0.1: %r" % addrs)
+    lo = socket.if_nametoindex("lo")
+    for idx, caps, speed, addr in ifs:
+        check(idx == lo, "%s: IfIndex %d is lo's (%d)" % (addr, idx, lo))
+        check(speed > 0 and speed % 1000000 == 0,
+              "%s: LinkSpeed %d b/s" % (addr, speed))
+        check(not caps & RDMA_CAPABLE and not caps & ~RSS_CAPABLE,
+              "%s: Capability %#x (never RDMA)" % (addr, caps))
+    # One entry needs 152 bytes: exactly that is enough, one less is
+    # STATUS_BUFFER_TOO_SMALL with nothing (not a cut entry).
+    st, out, _ = cl.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                          max_out=NETIF_LEN * len(ifs))
+    check(st == STATUS_SUCCESS and len(out) == NETIF_LEN * len(ifs),
+          "MaxOutputResponse exactly the list: %#x, %d bytes"
+          % (st, len(out)))
+    for mo in (NETIF_LEN - 1, 1, 0):
+        st, out, _ = cl.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                              max_out=mo)
+        check(st == STATUS_BUFFER_TOO_SMALL and not out,
+              "MaxOutputResponse %d: BUFFER_TOO_SMALL, no output (%#x)"
+              % (mo, st))
+    check(cl.echo_ok(), "connection fine after NETWORK_INTERFACE_INFO")
+    # 2.1 has no such FSCTL (the section is for 3.x only).
+    cl21 = Client(srv, dialect=SMB2_DIALECT_21)
+    st, out, _ = cl21.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                            max_out=65536)
+    check(st == STATUS_NOT_SUPPORTED,
+          "NETWORK_INTERFACE_INFO on SMB 2.1: NOT_SUPPORTED (%#x)" % st)
+
+
+def test_network_interfaces_v6():
+    """A second listener on [::1] adds ::1 (family 0x17) to the list; a
+    server of its own, so the other tests keep one listener."""
+    try:
+        s = socket.socket(socket.AF_INET6)
+        s.bind(("::1", 0))
+        port6 = s.getsockname()[1]
+        s.close()
+    except OSError:
+        print("ok   NETWORK_INTERFACE_INFO on ::1 # skip: no IPv6 loopback")
+        return
+    srv = Server(extra_smb_listens=("[::1]:%d" % port6,))
+    try:
+        cl = Client(srv)
+        st, out, _ = cl.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                              max_out=65536)
+        check(st == STATUS_SUCCESS,
+              "NETWORK_INTERFACE_INFO, two listeners: %#x" % st)
+        ifs = parse_netifs(out, "two listeners")
+        addrs = sorted(a for _, _, _, a in ifs)
+        check(addrs == ["127.0.0.1", "::1"],
+              "both listeners' addresses, nothing else: %r" % addrs)
+        idx = set(i for i, _, _, _ in ifs)
+        check(idx == {socket.if_nametoindex("lo")},
+              "both on lo, one IfIndex: %r" % idx)
+        # Room for one of the two: that one, chained alone, with
+        # STATUS_BUFFER_OVERFLOW.
+        st, out, _ = cl.ioctl(NO_FID, FSCTL_QUERY_NETWORK_INTERFACE_INFO,
+                              max_out=2 * NETIF_LEN - 1)
+        check(st == STATUS_BUFFER_OVERFLOW and len(out) == NETIF_LEN,
+              "room for one of two: BUFFER_OVERFLOW, one entry (%#x, %d)"
+              % (st, len(out)))
+        parse_netifs(out, "cut list")
+    finally:
+        rc = srv.stop()
+    check(rc in (0, -15), "IPv6 nasd exited cleanly (%r)" % rc)
 
 
 def test_copychunk(srv):
@@ -619,8 +746,8 @@ def test_malformed(srv):
 def main():
     srv = Server()
     try:
-        for t in (test_connection_fsctls, test_copychunk, test_sparse,
-                  test_malformed):
+        for t in (test_connection_fsctls, test_network_interfaces,
+                  test_copychunk, test_sparse, test_malformed):
             try:
                 t(srv)
             except Exception as e:
@@ -631,6 +758,12 @@ def main():
     finally:
         rc = srv.stop()
     check(rc in (0, -15), "nasd exited cleanly (%r)" % rc)
+    try:
+        test_network_interfaces_v6()
+    except Exception as e:
+        import traceback
+        traceback.print_exc()
+        check(False, "test_network_interfaces_v6 raised %r" % e)
     if failures:
         print("%d failure(s)" % len(failures))
         return 1
