@@ -31,6 +31,9 @@
  * window, session list); smb2_session.mu guards its state, keys, tree and
  * open tables; the session table has its own lock. Order: conn.mu, then
  * session.mu; nothing else is held under them (no I/O, no vfs call).
+ * Every live open is also in the process-wide open registry
+ * (smb2_open.c), striped, each stripe with its own lock, taken with no
+ * other lock held.
  */
 
 #include <pthread.h>
@@ -176,6 +179,10 @@ struct smb2_open {
 	atomic_int refs;
 	atomic_bool dead;
 	struct smb2_open *hnext;     /* session's chain; session.mu */
+	/* the open registry (smb2_open.c), under its stripe's lock */
+	struct smb2_open *reg_prev, *reg_next;
+	bool reg_linked;
+	uint8_t reg_stripe;
 	struct smb2_tree *tree;      /* referenced */
 	struct vfs_obj *obj;         /* referenced */
 	struct state_file *sf;       /* referenced, with the share */

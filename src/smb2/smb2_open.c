@@ -4,9 +4,24 @@
  * what closing an open undoes. The FileId's persistent half is the
  * volatile one as well (no durable handles in tier 1), checked on every
  * lookup, so that a FileId from another open or session never matches.
+ *
+ * The open registry: every live open of every session, so that a rename
+ * of a directory can ask whether anything below it is open (Windows and
+ * Samba refuse it then, smbtorture rename.rename_dir_openfile). What is
+ * below is the kernel's answer at the time of the rename (vfs_subtree),
+ * not our path strings: an NFS client may have renamed a directory above
+ * an open since it was made. The registry costs CREATE and CLOSE one
+ * uncontended lock and a list link each; it is striped by open so that
+ * opens and closes on other threads take other locks, and only a
+ * directory rename walks it, one stripe at a time, asking the kernel
+ * about each open it holds (one readlink each, no disk I/O) with that
+ * stripe's lock held. Lock order: a stripe's lock is taken with no other
+ * lock held.
  */
 #include "smb2/smb2_open.h"
 
+#include <assert.h>
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,11 +37,86 @@ static uint32_t bucket(uint64_t v)
 	       SMB2_OPEN_BUCKETS;
 }
 
+#define REG_STRIPES 64
+
+/* A stripe of the open registry, on a cache line of its own. */
+struct reg_stripe {
+	alignas(64) pthread_mutex_t mu;
+	struct smb2_open *head;
+};
+
+static struct reg_stripe reg[REG_STRIPES] = {
+	[0 ... REG_STRIPES - 1] = { .mu = PTHREAD_MUTEX_INITIALIZER },
+};
+
+static void reg_link(struct smb2_open *o)
+{
+	struct reg_stripe *st;
+
+	o->reg_stripe = (uint8_t)(((uintptr_t)o * 0x9e3779b97f4a7c15ull) >> 58);
+	st = &reg[o->reg_stripe % REG_STRIPES];
+	pthread_mutex_lock(&st->mu);
+	o->reg_prev = NULL;
+	o->reg_next = st->head;
+	if (st->head)
+		st->head->reg_prev = o;
+	st->head = o;
+	o->reg_linked = true;
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* Out of the registry, if it is in (idempotent). */
+static void reg_unlink(struct smb2_open *o)
+{
+	struct reg_stripe *st = &reg[o->reg_stripe % REG_STRIPES];
+
+	pthread_mutex_lock(&st->mu);
+	if (o->reg_linked) {
+		if (o->reg_prev)
+			o->reg_prev->reg_next = o->reg_next;
+		else
+			st->head = o->reg_next;
+		if (o->reg_next)
+			o->reg_next->reg_prev = o->reg_prev;
+		o->reg_prev = o->reg_next = NULL;
+		o->reg_linked = false;
+	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+bool smb2_open_any_below(struct vfs_obj *dir)
+{
+	struct vfs_subtree *t;
+	struct smb2_open *o;
+	bool found = false;
+
+	/* The renaming open itself is one: nothing else is open. */
+	if (atomic_load_explicit(&smb2_n_opens, memory_order_relaxed) <= 1)
+		return false;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return false;
+	if (vfs_subtree_init(t, dir))
+		goto out_free; /* no name to compare: nothing found */
+	for (unsigned int i = 0; i < REG_STRIPES && !found; i++) {
+		pthread_mutex_lock(&reg[i].mu);
+		for (o = reg[i].head; o && !found; o = o->reg_next)
+			found = vfs_subtree_holds(t, o->obj);
+		pthread_mutex_unlock(&reg[i].mu);
+	}
+out_free:
+	free(t);
+	return found;
+}
+
 int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 {
 	int ret = 0;
 	uint32_t b;
 
+	/* In the registry before a FileId exists, so that no close can
+	 * come first; out again below when the add fails. */
+	reg_link(o);
 	pthread_mutex_lock(&s->mu);
 	if (s->dead) {
 		ret = -ENOENT;
@@ -54,6 +144,8 @@ int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 	smb2_open_get(o); /* the table's */
 out_unlock:
 	pthread_mutex_unlock(&s->mu);
+	if (ret)
+		reg_unlink(o);
 	return ret;
 }
 
@@ -96,6 +188,7 @@ void smb2_open_get(struct smb2_open *o)
 
 static void open_free(struct smb2_open *o)
 {
+	assert(!o->reg_linked);
 	if (o->sf)
 		state_file_put(o->sf);
 	if (o->obj)
@@ -175,6 +268,9 @@ int smb2_open_close(struct smb2_session *s, struct smb2_open *o)
 {
 	bool linked = table_unlink(s, o);
 	int ret = 0;
+
+	/* A rename of a directory above it no longer finds it. */
+	reg_unlink(o);
 
 	/* Its pending CHANGE_NOTIFY and blocking LOCKs end first
 	 * (STATUS_NOTIFY_CLEANUP, STATUS_CANCELLED). */

@@ -28,6 +28,18 @@ struct smb2_open *smb2_open_find(struct smb2_session *s, uint64_t persistent,
  */
 char *smb2_open_path(struct smb2_open *o, struct req *r);
 
+/*
+ * smb2_open_any_below() - is a live SMB open, of any session, share or
+ * connection, of a file or directory strictly below directory @dir (a
+ * rename of @dir is then refused, as Windows and Samba do)? Opens of @dir
+ * itself do not count (share modes decide those). Below means below now,
+ * by the kernel's names (vfs_subtree): right after NFS clients renamed
+ * directories around. False also without memory or when @dir's name
+ * cannot be read. Costs one readlink per open on @dir's filesystem;
+ * nothing at all while no other open exists.
+ */
+bool smb2_open_any_below(struct vfs_obj *dir);
+
 void smb2_open_get(struct smb2_open *o);
 void smb2_open_put(struct smb2_open *o);
 

@@ -276,6 +276,15 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 			  &treallen);
 	if (st != STATUS_SUCCESS)
 		goto out_put;
+	/* A directory with anything open below it, by any SMB client, keeps
+	 * its name (Windows and Samba: smbtorture
+	 * rename.rename_dir_openfile). NFS renames do not ask: NFS has no
+	 * such rule. The check and the rename are not atomic against a
+	 * CREATE below racing with it, as nothing orders the two. */
+	if (o->is_dir && smb2_open_any_below(o->obj)) {
+		st = STATUS_ACCESS_DENIED;
+		goto out_put;
+	}
 	copy = strdup(tpath);
 	if (!copy) {
 		st = STATUS_INSUFFICIENT_RESOURCES;

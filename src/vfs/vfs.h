@@ -224,6 +224,38 @@ int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa);
 int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
 	       struct vfs_obj **out);
 
+/*
+ * A directory's place in the filesystem now, to ask whether objects lie
+ * below it (SMB refuses to rename a directory with files open below
+ * it, as Windows and Samba do). The names are the kernel's current ones, so the
+ * answer stays right when any client (or a local process) renamed a
+ * directory on the way since the objects were opened. A file with
+ * several links is below the directory of the name it was first looked
+ * up by while its object is cached.
+ */
+struct vfs_subtree {
+	dev_t dev;
+	ino_t ino;
+	size_t len;                  /* of @path; 0 for the filesystem root */
+	char path[VFS_PATH_MAX];
+};
+
+/*
+ * vfs_subtree_init() - take @dir's name now into @t (the caller's
+ * memory; nothing to release). 0; -ENOTDIR; -ENAMETOOLONG for a name
+ * longer than VFS_PATH_MAX; -ENOENT when the kernel gives no absolute
+ * name; another -errno of readlink.
+ */
+int vfs_subtree_init(struct vfs_subtree *t, struct vfs_obj *dir);
+
+/*
+ * vfs_subtree_holds() - is @o strictly below the directory of @t (which
+ * vfs_subtree_init() filled)? False for the directory itself, another
+ * filesystem, an unlinked file, or when @o's name cannot be read. One
+ * readlink, and an fstat when the name matches; no lock taken.
+ */
+bool vfs_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o);
+
 /* Access bits, as NFSv3 ACCESS3_* (RFC 1813 §3.3.4). */
 #define VFS_ACCESS_READ 0x01
 #define VFS_ACCESS_LOOKUP 0x02

@@ -334,6 +334,69 @@ static void test_rename_link(void **state)
 	vfs_obj_put(f);
 }
 
+/*
+ * vfs_subtree: below means below by the names the kernel has now: a
+ * name that merely starts like the directory's is not below it, nor is
+ * the directory itself; a move takes what is below along.
+ */
+static void test_subtree(void **state)
+{
+	struct vfs_obj *a = mkdir_obj(root, "st_a");
+	struct vfs_obj *b = mkdir_obj(a, "st_b");
+	struct vfs_obj *f = mkfile(b, "f", 0644);
+	struct vfs_obj *ab = mkdir_obj(root, "st_ab");
+	struct vfs_obj *abf = mkfile(ab, "f", 0644);
+	struct vfs_obj *c = mkdir_obj(root, "st_c");
+	struct vfs_obj *g = mkfile(c, "g", 0644);
+	struct vfs_subtree *t = malloc(sizeof(*t));
+
+	assert_non_null(t);
+	assert_int_equal(vfs_subtree_init(t, f), -ENOTDIR);
+	assert_int_equal(vfs_subtree_init(t, a), 0);
+	assert_true(vfs_subtree_holds(t, b));
+	assert_true(vfs_subtree_holds(t, f));
+	assert_false(vfs_subtree_holds(t, a));
+	assert_false(vfs_subtree_holds(t, root));
+	assert_false(vfs_subtree_holds(t, ab));
+	assert_false(vfs_subtree_holds(t, abf));
+	assert_false(vfs_subtree_holds(t, g));
+	assert_int_equal(vfs_subtree_init(t, b), 0);
+	assert_true(vfs_subtree_holds(t, f));
+	assert_false(vfs_subtree_holds(t, a));
+	/* The export root holds everything in it but itself. */
+	assert_int_equal(vfs_subtree_init(t, root), 0);
+	assert_true(vfs_subtree_holds(t, abf));
+	assert_false(vfs_subtree_holds(t, root));
+
+	/* st_a/st_b moves to st_c: f goes with it. */
+	assert_int_equal(vfs_rename(a, "st_b", 4, c, "st_b", 4), 0);
+	assert_int_equal(vfs_subtree_init(t, a), 0);
+	assert_false(vfs_subtree_holds(t, f));
+	assert_false(vfs_subtree_holds(t, b));
+	assert_int_equal(vfs_subtree_init(t, c), 0);
+	assert_true(vfs_subtree_holds(t, f));
+	assert_true(vfs_subtree_holds(t, b));
+	/* An unlinked file is no longer in its directory. */
+	assert_true(vfs_subtree_holds(t, g));
+	assert_int_equal(vfs_remove(c, "g", 1), 0);
+	assert_false(vfs_subtree_holds(t, g));
+
+	free(t);
+	assert_int_equal(vfs_remove(b, "f", 1), 0);
+	assert_int_equal(vfs_rmdir(c, "st_b", 4), 0);
+	assert_int_equal(vfs_rmdir(root, "st_a", 4), 0);
+	assert_int_equal(vfs_rmdir(root, "st_c", 4), 0);
+	assert_int_equal(vfs_remove(ab, "f", 1), 0);
+	assert_int_equal(vfs_rmdir(root, "st_ab", 5), 0);
+	vfs_obj_put(g);
+	vfs_obj_put(c);
+	vfs_obj_put(abf);
+	vfs_obj_put(ab);
+	vfs_obj_put(f);
+	vfs_obj_put(b);
+	vfs_obj_put(a);
+}
+
 static void test_mknod(void **state)
 {
 	struct vfs_obj *o;
@@ -899,6 +962,7 @@ int main(void)
 		cmocka_unit_test_setup(test_dotdot, reset_cred),
 		cmocka_unit_test_setup(test_symlink, reset_cred),
 		cmocka_unit_test_setup(test_rename_link, reset_cred),
+		cmocka_unit_test_setup(test_subtree, reset_cred),
 		cmocka_unit_test_setup(test_mknod, reset_cred),
 		cmocka_unit_test_setup(test_create_modes, reset_cred),
 		cmocka_unit_test_setup(test_read_write, reset_cred),
