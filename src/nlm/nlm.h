@@ -25,7 +25,7 @@ extern const struct rpc_program nsm_program;
 
 struct nlm_cfg {
 	const char *state_dir;
-	uint32_t grace_time;       /* seconds; 0: no grace after a restart */
+	uint32_t grace_time; /* seconds; 0: no grace after a restart */
 	/*
 	 * The port of the port mapper nasd asks at a client's address for
 	 * the client's lockd (GRANTED, *_RES) and statd (SM_NOTIFY); 111
@@ -33,7 +33,8 @@ struct nlm_cfg {
 	 * forwarded port of the guest's rpcbind.
 	 */
 	uint16_t client_rpcbind_port;
-	/* Another protocol's grace period that NLM shares (NFSv4's), or NULL. */
+	/* Another protocol's grace period that NLM shares (NFSv4's), or NULL.
+	 */
 	bool (*other_grace)(void);
 };
 

@@ -137,7 +137,10 @@ static void *cb_main(void *unused)
 		pthread_mutex_lock(&cb_mu);
 		if (err < 0 && --cb->tries && !cb_stopping) {
 			/* 1 s, 2 s, 4 s, ... between the tries */
-			cb->due_ms = cb_now_ms() + 1000u * (1u << (cb->tries > 4 ? 0 : 4 - cb->tries));
+			cb->due_ms =
+				cb_now_ms() +
+				1000u * (1u << (cb->tries > 4 ? 0
+							      : 4 - cb->tries));
 			cb_insert(cb);
 			continue;
 		}

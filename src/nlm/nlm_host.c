@@ -178,7 +178,7 @@ void nlm_owner_put(struct nlm_owner *o)
 /** nlm_holder() - see nlm_int.h. */
 struct state_holder nlm_holder(const struct nlm_owner *o)
 {
-	struct state_holder sh = { .id = o, .tag = STATE_HOLDER_NLM };
+	struct state_holder sh = {.id = o, .tag = STATE_HOLDER_NLM};
 
 	return sh;
 }
@@ -250,8 +250,9 @@ static size_t host_line(char *buf, size_t len, const struct sockaddr_storage *a,
 	size_t n, i;
 
 	if (a->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr,
-			  ab, sizeof(ab));
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)a)->sin6_addr, ab,
+			  sizeof(ab));
 	else
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr,
 			  ab, sizeof(ab));

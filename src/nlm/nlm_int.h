@@ -30,56 +30,56 @@
 #include "state/file_state.h"
 
 /* Limits (docs/SECURITY.md). */
-#define NLM_MAX_HOSTS 1024
+#define NLM_MAX_HOSTS		1024
 #define NLM_MAX_OWNERS_PER_HOST 4096
-#define NLM_MAX_RECS_PER_HOST 4096   /* (owner, file) pairs with locks */
-#define NLM_MAX_BLOCKED 1024         /* blocked locks, all hosts */
-#define NLM_CB_QUEUE_MAX 1024        /* callbacks waiting to be sent */
-#define NLM_RETRY_MS 100             /* blocked locks are tried again */
+#define NLM_MAX_RECS_PER_HOST	4096 /* (owner, file) pairs with locks */
+#define NLM_MAX_BLOCKED		1024 /* blocked locks, all hosts */
+#define NLM_CB_QUEUE_MAX	1024 /* callbacks waiting to be sent */
+#define NLM_RETRY_MS		100  /* blocked locks are tried again */
 
 struct nlm_host;
 
 struct nlm_owner {
-	struct nlm_owner *next;      /* host->owners */
+	struct nlm_owner *next; /* host->owners */
 	struct nlm_host *host;
 	int32_t svid;
-	bool share;                  /* a share owner (no svid) */
-	uint32_t refs;               /* records + blocked locks */
+	bool share;    /* a share owner (no svid) */
+	uint32_t refs; /* records + blocked locks */
 	uint32_t ohlen;
 	uint8_t oh[];
 };
 
 /* An owner holds locks (or a share) on a file: for FREE_ALL. */
 struct nlm_rec {
-	struct nlm_rec *next;        /* host->recs */
+	struct nlm_rec *next; /* host->recs */
 	struct nlm_owner *owner;
-	struct state_file *f;        /* a reference */
+	struct state_file *f; /* a reference */
 	bool share;
 };
 
 struct nlm_host {
-	struct nlm_host *next;       /* nlm_hosts */
+	struct nlm_host *next;	      /* nlm_hosts */
 	struct sockaddr_storage addr; /* port 0 */
 	struct nlm_owner *owners;
 	struct nlm_rec *recs;
 	uint32_t nowners, nrecs;
-	bool monitored;              /* recorded in the state directory */
+	bool monitored; /* recorded in the state directory */
 	uint32_t namelen;
-	char name[];                 /* caller_name, NUL-terminated */
+	char name[]; /* caller_name, NUL-terminated */
 };
 
 /* A blocked lock (XNFS §10.3.1): retried until granted or cancelled. */
 struct nlm_block {
-	struct nlm_block *next;      /* nlm_blocked */
-	struct nlm_owner *owner;     /* a ref */
-	struct state_file *f;        /* a reference */
+	struct nlm_block *next;	 /* nlm_blocked */
+	struct nlm_owner *owner; /* a ref */
+	struct state_file *f;	 /* a reference */
 	struct state_range range;
 	bool excl;
-	bool granted;                /* taken; GRANTED being sent */
-	bool dead;                   /* off the list (cancelled, freed) */
-	uint32_t refs;               /* the list's + a callback's */
+	bool granted;  /* taken; GRANTED being sent */
+	bool dead;     /* off the list (cancelled, freed) */
+	uint32_t refs; /* the list's + a callback's */
 	uint32_t vers;
-	struct nlm_lock alock;       /* the client's, pointing into @buf */
+	struct nlm_lock alock; /* the client's, pointing into @buf */
 	struct nlm_obj cookie;
 	uint8_t buf[];
 };
@@ -168,9 +168,9 @@ struct nlm_cb {
 	struct nlm_cb *next;
 	struct sockaddr_storage addr;
 	uint32_t prog, vers, proc;
-	uint32_t tries;              /* left */
+	uint32_t tries; /* left */
 	uint64_t due_ms;
-	nlm_cb_done done;            /* NULL: nothing to do */
+	nlm_cb_done done; /* NULL: nothing to do */
 	void *arg;
 	size_t alen;
 	uint8_t args[];

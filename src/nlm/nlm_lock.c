@@ -34,7 +34,7 @@ static struct timer retry_timer;
 static bool retry_on;
 
 #define GRANTED_TRIES 5
-#define MSG_TRIES 3
+#define MSG_TRIES     3
 
 /* ---- blocked locks ---- */
 
@@ -81,8 +81,7 @@ void nlm_blocks_of_host(struct nlm_host *h)
 	}
 }
 
-static bool same_range(const struct state_range *a,
-		       const struct state_range *b)
+static bool same_range(const struct state_range *a, const struct state_range *b)
 {
 	return a->start == b->start && a->end == b->end;
 }
@@ -104,7 +103,7 @@ static void granted_done(struct nlm_cb *cb, int err, const uint8_t *res,
 			 size_t len)
 {
 	struct nlm_block *b = cb->arg;
-	struct nlm_res r = { 0 };
+	struct nlm_res r = {0};
 	struct xdr_buf x;
 	bool refused = false;
 
@@ -205,8 +204,8 @@ static int block_add(const struct nlm_args *a, struct nlm_owner *o,
 		     struct state_file *f, const struct state_range *r)
 {
 	const struct nlm_lock *al = &a->alock;
-	size_t n = a->cookie.len + al->caller_name.len + al->fh.len +
-		   al->oh.len;
+	size_t n =
+		a->cookie.len + al->caller_name.len + al->fh.len + al->oh.len;
 	struct nlm_block *b;
 	uint8_t *p;
 
@@ -388,8 +387,7 @@ static void do_lock(struct rpc_call *call, const struct nlm_args *a,
 	pthread_mutex_lock(&nlm_mu);
 	h = nlm_host_find(&a->alock.caller_name, rpc_call_peer(call), true);
 	if (h)
-		o = nlm_owner_find(h, a->alock.svid, &a->alock.oh, false,
-				   true);
+		o = nlm_owner_find(h, a->alock.svid, &a->alock.oh, false, true);
 	if (!o) {
 		res->stat = NLM4_DENIED_NOLOCKS;
 		goto out_unlock;
@@ -571,7 +569,7 @@ typedef void (*do_fn)(struct rpc_call *call, const struct nlm_args *a,
 static void run_msg(struct rpc_call *call, const void *args, do_fn fn,
 		    uint32_t res_proc)
 {
-	struct nlm_res res = { 0 };
+	struct nlm_res res = {0};
 
 	fn(call, args, &res);
 	msg_reply(call, &res, res_proc);
@@ -614,7 +612,7 @@ void nlm_proc_unlock_msg(struct rpc_call *call, const void *args, void *res)
 /** nlm_proc_granted_msg() - NLM_GRANTED_MSG, answered by GRANTED_RES. */
 void nlm_proc_granted_msg(struct rpc_call *call, const void *args, void *res)
 {
-	struct nlm_res r = { 0 };
+	struct nlm_res r = {0};
 
 	(void)res;
 	nlm_proc_granted(call, args, &r);

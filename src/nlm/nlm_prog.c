@@ -10,8 +10,8 @@
 
 /* Reply budget: a cookie, the status, a holder with its oh. */
 #define RES_MAX (2 * (4 + MAXNETOBJ_SZ) + 64)
-#define NI RPC_PROC_NONIDEMPOTENT
-#define ST RPC_PROC_RES_STATUS
+#define NI	RPC_PROC_NONIDEMPOTENT
+#define ST	RPC_PROC_RES_STATUS
 
 #define P(NAME, fn, argt, dec, enc, fl, max)                                   \
 	[NLMPROC_##NAME] = {                                                   \
@@ -47,37 +47,41 @@
 /* The procedures of every version, with version @V's decoders. */
 #define NLM_COMMON(V)                                                          \
 	NULLP,                                                                 \
-	P(TEST, nlm_proc_test, nlm_args, nlm_dec_testargs_##V, nlm_enc_res,    \
-	  ST, RES_MAX),                                                        \
-	P(LOCK, nlm_proc_lock, nlm_args, nlm_dec_lockargs_##V, nlm_enc_res,    \
-	  ST | NI, RES_MAX),                                                   \
-	P(CANCEL, nlm_proc_cancel, nlm_args, nlm_dec_cancargs_##V,             \
-	  nlm_enc_res, ST | NI, RES_MAX),                                      \
-	P(UNLOCK, nlm_proc_unlock, nlm_args, nlm_dec_unlockargs_##V,           \
-	  nlm_enc_res, ST | NI, RES_MAX),                                      \
-	P(GRANTED, nlm_proc_granted, nlm_args, nlm_dec_testargs_##V,           \
-	  nlm_enc_res, ST, RES_MAX),                                           \
-	M(TEST_MSG, nlm_proc_test_msg, nlm_args, nlm_dec_testargs_##V),        \
-	M(LOCK_MSG, nlm_proc_lock_msg, nlm_args, nlm_dec_lockargs_##V),        \
-	M(CANCEL_MSG, nlm_proc_cancel_msg, nlm_args, nlm_dec_cancargs_##V),    \
-	M(UNLOCK_MSG, nlm_proc_unlock_msg, nlm_args, nlm_dec_unlockargs_##V),  \
-	M(GRANTED_MSG, nlm_proc_granted_msg, nlm_args,                         \
-	  nlm_dec_testargs_##V),                                               \
-	/* Answers to calls nasd never makes but GRANTED: taken, ignored. */  \
-	M(TEST_RES, NULL, nlm_res, nlm_dec_testres_##V),                       \
-	M(LOCK_RES, NULL, nlm_res, nlm_dec_res),                               \
-	M(CANCEL_RES, NULL, nlm_res, nlm_dec_res),                             \
-	M(UNLOCK_RES, NULL, nlm_res, nlm_dec_res),                             \
-	M(GRANTED_RES, NULL, nlm_res, nlm_dec_res)
+		P(TEST, nlm_proc_test, nlm_args, nlm_dec_testargs_##V,         \
+		  nlm_enc_res, ST, RES_MAX),                                   \
+		P(LOCK, nlm_proc_lock, nlm_args, nlm_dec_lockargs_##V,         \
+		  nlm_enc_res, ST | NI, RES_MAX),                              \
+		P(CANCEL, nlm_proc_cancel, nlm_args, nlm_dec_cancargs_##V,     \
+		  nlm_enc_res, ST | NI, RES_MAX),                              \
+		P(UNLOCK, nlm_proc_unlock, nlm_args, nlm_dec_unlockargs_##V,   \
+		  nlm_enc_res, ST | NI, RES_MAX),                              \
+		P(GRANTED, nlm_proc_granted, nlm_args, nlm_dec_testargs_##V,   \
+		  nlm_enc_res, ST, RES_MAX),                                   \
+		M(TEST_MSG, nlm_proc_test_msg, nlm_args,                       \
+		  nlm_dec_testargs_##V),                                       \
+		M(LOCK_MSG, nlm_proc_lock_msg, nlm_args,                       \
+		  nlm_dec_lockargs_##V),                                       \
+		M(CANCEL_MSG, nlm_proc_cancel_msg, nlm_args,                   \
+		  nlm_dec_cancargs_##V),                                       \
+		M(UNLOCK_MSG, nlm_proc_unlock_msg, nlm_args,                   \
+		  nlm_dec_unlockargs_##V),                                     \
+		M(GRANTED_MSG, nlm_proc_granted_msg, nlm_args,                 \
+		  nlm_dec_testargs_##V), /* Answers to calls nasd never makes  \
+					    but GRANTED: taken, ignored. */    \
+		M(TEST_RES, NULL, nlm_res, nlm_dec_testres_##V),               \
+		M(LOCK_RES, NULL, nlm_res, nlm_dec_res),                       \
+		M(CANCEL_RES, NULL, nlm_res, nlm_dec_res),                     \
+		M(UNLOCK_RES, NULL, nlm_res, nlm_dec_res),                     \
+		M(GRANTED_RES, NULL, nlm_res, nlm_dec_res)
 
 #define NLM_SHARES(V)                                                          \
 	P(SHARE, nlm_proc_share, nlm_shareargs, nlm_dec_shareargs_##V,         \
 	  nlm_enc_res, ST | NI, RES_MAX),                                      \
-	P(UNSHARE, nlm_proc_unshare, nlm_shareargs, nlm_dec_shareargs_##V,     \
-	  nlm_enc_res, ST | NI, RES_MAX),                                      \
-	P(NM_LOCK, nlm_proc_nm_lock, nlm_args, nlm_dec_lockargs_##V,           \
-	  nlm_enc_res, ST | NI, RES_MAX),                                      \
-	M(FREE_ALL, nlm_proc_free_all, nlm_notify, nlm_dec_notify)
+		P(UNSHARE, nlm_proc_unshare, nlm_shareargs,                    \
+		  nlm_dec_shareargs_##V, nlm_enc_res, ST | NI, RES_MAX),       \
+		P(NM_LOCK, nlm_proc_nm_lock, nlm_args, nlm_dec_lockargs_##V,   \
+		  nlm_enc_res, ST | NI, RES_MAX),                              \
+		M(FREE_ALL, nlm_proc_free_all, nlm_notify, nlm_dec_notify)
 
 static const struct rpc_proc nlm1_procs[NLMPROC1_NPROCS] = {
 	NLM_COMMON(v3),
@@ -92,9 +96,9 @@ static const struct rpc_proc nlm4_procs[NLMPROC_NPROCS] = {
 };
 
 static const struct rpc_version nlm_versions[] = {
-	{ .vers = NLM_VERS1, .nprocs = NLMPROC1_NPROCS, .procs = nlm1_procs },
-	{ .vers = NLM_VERS3, .nprocs = NLMPROC_NPROCS, .procs = nlm3_procs },
-	{ .vers = NLM_VERS4, .nprocs = NLMPROC_NPROCS, .procs = nlm4_procs },
+	{.vers = NLM_VERS1, .nprocs = NLMPROC1_NPROCS, .procs = nlm1_procs},
+	{.vers = NLM_VERS3, .nprocs = NLMPROC_NPROCS, .procs = nlm3_procs},
+	{.vers = NLM_VERS4, .nprocs = NLMPROC_NPROCS, .procs = nlm4_procs},
 };
 
 const struct rpc_program nlm_program = {

@@ -230,7 +230,8 @@ static bool enc_holder(struct xdr_buf *x, const struct nlm_holder *h,
 {
 	uint32_t off, len;
 
-	if (!xdr_enc_bool(x, h->exclusive) || !xdr_enc_u32(x, (uint32_t)h->svid) ||
+	if (!xdr_enc_bool(x, h->exclusive) ||
+	    !xdr_enc_u32(x, (uint32_t)h->svid) ||
 	    !xdr_enc_opaque(x, h->oh.p, h->oh.len))
 		return false;
 	if (vers == NLM_VERS4)
@@ -344,8 +345,7 @@ bool nsm_enc_stat(struct xdr_buf *x, const void *res)
 }
 
 /** nsm_enc_stat_chge() - see nlm_xdr.h. */
-bool nsm_enc_stat_chge(struct xdr_buf *x, const char *mon_name,
-		       int32_t state)
+bool nsm_enc_stat_chge(struct xdr_buf *x, const char *mon_name, int32_t state)
 {
 	return xdr_enc_opaque(x, mon_name, (uint32_t)strlen(mon_name)) &&
 	       xdr_enc_u32(x, (uint32_t)state);

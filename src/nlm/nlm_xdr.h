@@ -20,17 +20,17 @@
 
 #include "xdr/xdr.h"
 
-#define NLM_PROG 100021
-#define NSM_PROG 100024
+#define NLM_PROG  100021
+#define NSM_PROG  100024
 #define NLM_VERS1 1
 #define NLM_VERS3 3
 #define NLM_VERS4 4
 
-#define LM_MAXSTRLEN 1024
+#define LM_MAXSTRLEN  1024
 #define LM_MAXNAMELEN (LM_MAXSTRLEN + 1)
-#define MAXNETOBJ_SZ 1024
-#define SM_MAXSTRLEN 1024
-#define SM_PRIV_SIZE 16
+#define MAXNETOBJ_SZ  1024
+#define SM_MAXSTRLEN  1024
+#define SM_PRIV_SIZE  16
 
 /* NLM procedures (XNFS §10.14, §14.2). */
 enum {
@@ -101,7 +101,7 @@ struct nlm_lock {
 	struct nlm_obj caller_name;
 	struct nlm_obj fh;
 	struct nlm_obj oh;
-	int32_t svid;                /* v1/v3: uppid */
+	int32_t svid; /* v1/v3: uppid */
 	uint64_t l_offset;
 	uint64_t l_len;
 };
@@ -110,11 +110,11 @@ struct nlm_lock {
 struct nlm_args {
 	uint32_t vers;
 	struct nlm_obj cookie;
-	bool block;                  /* LOCK, CANCEL */
-	bool exclusive;              /* LOCK, TEST, CANCEL */
+	bool block;	/* LOCK, CANCEL */
+	bool exclusive; /* LOCK, TEST, CANCEL */
 	struct nlm_lock alock;
-	bool reclaim;                /* LOCK */
-	int32_t state;               /* LOCK: the client's NSM state */
+	bool reclaim;  /* LOCK */
+	int32_t state; /* LOCK: the client's NSM state */
 };
 
 /* nlm_shareargs (v3/v4 alike: no offsets in them). */
@@ -124,8 +124,8 @@ struct nlm_shareargs {
 	struct nlm_obj caller_name;
 	struct nlm_obj fh;
 	struct nlm_obj oh;
-	uint32_t mode;               /* fsm_* */
-	uint32_t access;             /* fsa_* */
+	uint32_t mode;	 /* fsm_* */
+	uint32_t access; /* fsa_* */
 	bool reclaim;
 };
 
@@ -146,12 +146,12 @@ struct nlm_holder {
 
 /* nlm_res, nlm_testres and nlm_shareres in one; @vers picks the form. */
 struct nlm_res {
-	uint32_t stat;               /* nlm4_stats, cast per version */
+	uint32_t stat; /* nlm4_stats, cast per version */
 	uint32_t vers;
-	uint32_t proc;               /* which result form */
+	uint32_t proc; /* which result form */
 	struct nlm_obj cookie;
-	struct nlm_holder holder;    /* TEST, stat DENIED */
-	int32_t sequence;            /* SHARE */
+	struct nlm_holder holder; /* TEST, stat DENIED */
+	int32_t sequence;	  /* SHARE */
 };
 
 /* NSM: mon_id's my_id, mon (SM_MON), sm_stat_res. */
@@ -160,12 +160,12 @@ struct nsm_my_id {
 	uint32_t my_prog, my_vers, my_proc;
 };
 struct nsm_args {
-	struct nlm_obj mon_name;     /* SM_STAT, SM_MON, SM_UNMON, SM_NOTIFY */
-	struct nsm_my_id my_id;      /* SM_MON, SM_UNMON, SM_UNMON_ALL */
-	int32_t state;               /* SM_NOTIFY */
+	struct nlm_obj mon_name; /* SM_STAT, SM_MON, SM_UNMON, SM_NOTIFY */
+	struct nsm_my_id my_id;	 /* SM_MON, SM_UNMON, SM_UNMON_ALL */
+	int32_t state;		 /* SM_NOTIFY */
 };
 struct nsm_res {
-	uint32_t res_stat;           /* SM_STAT, SM_MON; else unused */
+	uint32_t res_stat; /* SM_STAT, SM_MON; else unused */
 	int32_t state;
 };
 
@@ -216,8 +216,7 @@ bool nsm_dec_stat_chge(struct xdr_buf *x, void *args);
 bool nsm_enc_stat_res(struct xdr_buf *x, const void *res);
 bool nsm_enc_stat(struct xdr_buf *x, const void *res);
 /* nsm_enc_stat_chge() - SM_NOTIFY's arguments, for the server's notify. */
-bool nsm_enc_stat_chge(struct xdr_buf *x, const char *mon_name,
-		       int32_t state);
+bool nsm_enc_stat_chge(struct xdr_buf *x, const char *mon_name, int32_t state);
 
 /*
  * nlm_stat_cast() - @stat (nlm4_stats) as version @vers may answer it:

@@ -28,8 +28,8 @@
 #include "core/statefile.h"
 #include "nlm/nlm_int.h"
 
-#define STATE_FILE "nsm_state"
-#define HOSTS_FILE "nlm_hosts"
+#define STATE_FILE   "nsm_state"
+#define HOSTS_FILE   "nlm_hosts"
 #define NOTIFY_TRIES 6
 
 struct nsm_pending {
@@ -62,7 +62,7 @@ static int hexval(char c)
 static bool pending_parse(const char *line, size_t len)
 {
 	char ab[INET6_ADDRSTRLEN + 1];
-	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_storage ss = {0};
 	const char *sp = memchr(line, ' ', len);
 	struct nsm_pending *p;
 	size_t alen, hlen, i;
@@ -294,12 +294,10 @@ static const struct rpc_proc nsm_procs[SM_NPROCS] = {
 			.encode = nlm_enc_void,
 			.max_reply = 4,
 		},
-	NSM_PROC(SM_STAT, nsm_proc_stat, nsm_dec_mon_name, nsm_enc_stat_res,
-		 0),
+	NSM_PROC(SM_STAT, nsm_proc_stat, nsm_dec_mon_name, nsm_enc_stat_res, 0),
 	NSM_PROC(SM_MON, nsm_proc_mon, nsm_dec_mon, nsm_enc_stat_res, 0),
 	NSM_PROC(SM_UNMON, nsm_proc_unmon, nsm_dec_mon_id, nsm_enc_stat, 0),
-	NSM_PROC(SM_UNMON_ALL, nsm_proc_unmon, nsm_dec_my_id, nsm_enc_stat,
-		 0),
+	NSM_PROC(SM_UNMON_ALL, nsm_proc_unmon, nsm_dec_my_id, nsm_enc_stat, 0),
 	NSM_PROC(SM_NOTIFY, nsm_proc_notify, nsm_dec_stat_chge, nlm_enc_void,
 		 RPC_PROC_NONIDEMPOTENT),
 };

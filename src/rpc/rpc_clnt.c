@@ -24,7 +24,7 @@
 #include "rpc/rpc.h"
 #include "xdr/xdr.h"
 
-#define CLNT_MSG_MAX (RPC_CLNT_REPLY_MAX + 512)
+#define CLNT_MSG_MAX	 (RPC_CLNT_REPLY_MAX + 512)
 #define PMAPPROC_GETPORT 3
 
 static atomic_uint clnt_xid;

@@ -109,8 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			check_obj(&a->cookie, MAXNETOBJ_SZ);
 			check_lock(&a->alock);
-			FUZZ_CHECK(vi == 2 || (a->alock.l_offset <= UINT32_MAX &&
-					       a->alock.l_len <= UINT32_MAX));
+			FUZZ_CHECK(vi == 2 ||
+				   (a->alock.l_offset <= UINT32_MAX &&
+				    a->alock.l_len <= UINT32_MAX));
 			roundtrip(a, v->vers);
 			break;
 		}
