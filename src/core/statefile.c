@@ -14,14 +14,12 @@
 int statefile_random(const char *dir, const char *name, void *buf,
 		     size_t len)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX];
 	ssize_t n;
-	int fd, ret;
+	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-		    (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name) >=
-		    (int)sizeof(tmp))
+	    (int)sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -33,10 +31,25 @@ int statefile_random(const char *dir, const char *name, void *buf,
 	}
 	if (getrandom(buf, len, 0) != (ssize_t)len)
 		return -EIO;
+	return statefile_write(dir, name, buf, len);
+}
+
+int statefile_write(const char *dir, const char *name, const void *buf,
+		    size_t len)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	ssize_t n;
+	int fd, ret;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+		    (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name) >=
+		    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, buf, len);
+	n = len ? write(fd, buf, len) : 0;
 	ret = n == (ssize_t)len && fsync(fd) == 0 ? 0 : -EIO;
 	close(fd);
 	if (!ret && rename(tmp, path) < 0)
@@ -44,4 +57,26 @@ int statefile_random(const char *dir, const char *name, void *buf,
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+long statefile_read(const char *dir, const char *name, void *buf,
+		    size_t max)
+{
+	char path[PATH_MAX], extra;
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, max);
+	if (n == (ssize_t)max && read(fd, &extra, 1) > 0)
+		n = -EFBIG;
+	else if (n < 0)
+		n = -errno;
+	close(fd);
+	return (long)n;
 }

@@ -20,4 +20,20 @@
 int statefile_random(const char *dir, const char *name, void *buf,
 		     size_t len);
 
+/*
+ * statefile_write() - replace @dir/@name by the @len bytes of @buf,
+ * atomically and durably (a temporary file, fsync, rename; 0600).
+ * Returns 0 or -errno.
+ */
+int statefile_write(const char *dir, const char *name, const void *buf,
+		    size_t len);
+
+/*
+ * statefile_read() - read @dir/@name into @buf (at most @max bytes).
+ * Returns the length read, -ENOENT when there is no such file, -EFBIG
+ * when it is longer than @max, or another -errno.
+ */
+long statefile_read(const char *dir, const char *name, void *buf,
+		    size_t max);
+
 #endif

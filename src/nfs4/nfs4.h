@@ -8,6 +8,7 @@
  * 100003 (versions 3 and 4).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rpc/rpc.h"
@@ -32,5 +33,11 @@ struct nfs4_config {
  */
 int nfs4_init(const struct nfs4_config *cfg);
 void nfs4_shutdown(void);
+
+/*
+ * nfs4_in_grace() - true while NFSv4 reclaims are accepted (RFC 8881
+ * §8.4.2); the server wires it into NLM, which shares the grace period.
+ */
+bool nfs4_in_grace(void);
 
 #endif

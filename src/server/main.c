@@ -25,6 +25,7 @@
 #include "export/export.h"
 #include "nfs3/nfs3.h"
 #include "nfs4/nfs4.h"
+#include "nlm/nlm.h"
 #include "rpc/pmap.h"
 #include "rpc/pmap_udp.h"
 #include "rpc/rpc.h"
@@ -62,6 +63,9 @@ struct options {
 	unsigned int nsmb_listens;
 	const char *shares[MAX_SPECS];      /* --share NAME=PATH[:OPTS] */
 	unsigned int nshares;
+	long nlm_port;                      /* --nlm-port; 0: the NFS port */
+	long statd_port;                    /* --statd-port; 0: the NFS port */
+	long callback_rpcbind_port;         /* --callback-rpcbind-port */
 };
 
 /* SMB settings (--smb-signing, --smb-2.0.2); the rest at start. */
@@ -102,9 +106,14 @@ enum {
 	OPT_SHARE,
 	OPT_SMB_SIGNING,
 	OPT_SMB_202,
+	OPT_NLM_PORT,
+	OPT_STATD_PORT,
+	OPT_CALLBACK_RPCBIND_PORT,
 };
 
 /* NFSv4 settings (--lease-time, --grace-time, --v4-domain, --max-ops). */
+static struct nlm_cfg nlm_cfg;
+
 static struct nfs4_config nfs4_cfg = {
 	.lease_time = 90,
 	.grace_time = 90,
@@ -162,6 +171,10 @@ static const struct option long_opts[] = {
 	{ "share", required_argument, NULL, OPT_SHARE },
 	{ "smb-signing", required_argument, NULL, OPT_SMB_SIGNING },
 	{ "smb-2.0.2", no_argument, NULL, OPT_SMB_202 },
+	{ "nlm-port", required_argument, NULL, OPT_NLM_PORT },
+	{ "statd-port", required_argument, NULL, OPT_STATD_PORT },
+	{ "callback-rpcbind-port", required_argument, NULL,
+	  OPT_CALLBACK_RPCBIND_PORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -233,6 +246,15 @@ static void usage(FILE *f)
 		"      --smb-2.0.2           also offer the SMB 2.0.2 dialect\n"
 		"      --max-open-files N    objects in the open-file cache "
 		"(default 65536)\n"
+		"      --nlm-port N          also serve NLM (100021) on N of "
+		"each listen\n"
+		"                            address (default: NFS port only)\n"
+		"      --statd-port N        also serve NSM (100024) on N "
+		"(default: NFS port)\n"
+		"      --callback-rpcbind-port N  port mapper port asked at a "
+		"lock client's\n"
+		"                            address for its lockd/statd "
+		"(default 111)\n"
 		"  -h, --help                this text\n"
 		"       nasd stats [--state-dir DIR] [--json|--prometheus]\n"
 		"                            print a running server's "
@@ -328,6 +350,21 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_STATE_DIR:
 			opt.state_dir = optarg;
+			break;
+		case OPT_NLM_PORT:
+			if (!parse_ulong(optarg, 65535, &v))
+				goto bad;
+			opt.nlm_port = (long)v;
+			break;
+		case OPT_STATD_PORT:
+			if (!parse_ulong(optarg, 65535, &v))
+				goto bad;
+			opt.statd_port = (long)v;
+			break;
+		case OPT_CALLBACK_RPCBIND_PORT:
+			if (!parse_ulong(optarg, 65535, &v) || v == 0)
+				goto bad;
+			opt.callback_rpcbind_port = (long)v;
 			break;
 		case 'f':
 			opt.foreground = true;
@@ -658,6 +695,32 @@ static int listen_one(const char *spec, uint16_t def_port,
 }
 
 /*
+ * NLM or NSM (@p) also on @port of every listen address (every RPC
+ * listener serves every program; the port mapper points at these first,
+ * so portmap v2 clients are told this port). Nothing when @port is 0 or
+ * the NFS port.
+ */
+static int open_extra(const struct sockaddr_storage *nfs, unsigned int n,
+		      long port, const struct rpc_program *p)
+{
+	struct sockaddr_storage b;
+	char spec[96];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; port && i < n; i++) {
+		if (addr_port(&nfs[i]) == port)
+			continue;
+		with_port(&nfs[i], (uint16_t)port, spec, sizeof(spec));
+		ret = listen_one(spec, 0, &b);
+		if (ret < 0)
+			return ret;
+		pmap_add_program(p, IPPROTO_TCP_PMAP, &b);
+	}
+	return 0;
+}
+
+/*
  * NFS and MOUNT on every listen address, MOUNT also on the mountd port.
  * MOUNT's mountd-port entries go into the port map first, so that
  * portmap v2 (one port per program/version) points at them.
@@ -689,9 +752,17 @@ static int open_listeners(struct sockaddr_storage *nfs, unsigned int *nnfs)
 	}
 	for (i = 0; i < nm; i++)
 		pmap_add_program(&mount3_program, IPPROTO_TCP_PMAP, &m[i]);
+	ret = open_extra(nfs, *nnfs, opt.nlm_port, &nlm_program);
+	if (ret < 0)
+		return ret;
+	ret = open_extra(nfs, *nnfs, opt.statd_port, &nsm_program);
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < *nnfs; i++) {
 		pmap_add_program(&nfs_program, IPPROTO_TCP_PMAP, &nfs[i]);
 		pmap_add_program(&mount3_program, IPPROTO_TCP_PMAP, &nfs[i]);
+		pmap_add_program(&nlm_program, IPPROTO_TCP_PMAP, &nfs[i]);
+		pmap_add_program(&nsm_program, IPPROTO_TCP_PMAP, &nfs[i]);
 	}
 	return 0;
 }
@@ -845,6 +916,8 @@ int main(int argc, char **argv)
 	nfs_program_init();
 	rpc_register_program(&nfs_program);
 	rpc_register_program(&mount3_program);
+	rpc_register_program(&nlm_program);
+	rpc_register_program(&nsm_program);
 	iobuf_set_max_memory(opt.max_memory);
 	lim = opt.lim;
 	if (opt.max_record)
@@ -903,6 +976,15 @@ int main(int argc, char **argv)
 		log_err("nfsv4 state in %s: %s", opt.state_dir, strerror(-ret));
 		return 1;
 	}
+	nlm_cfg.state_dir = opt.state_dir;
+	nlm_cfg.grace_time = nfs4_cfg.grace_time;
+	nlm_cfg.client_rpcbind_port = (uint16_t)opt.callback_rpcbind_port;
+	nlm_cfg.other_grace = nfs4_in_grace;
+	ret = nlm_init(&nlm_cfg);
+	if (ret < 0) {
+		log_err("nlm state in %s: %s", opt.state_dir, strerror(-ret));
+		return 1;
+	}
 	if (control_start() < 0)
 		log_warn("cannot start the control thread; no statistics");
 	for (i = 0; own_pmap && i < nudp; i++) {
@@ -916,6 +998,7 @@ int main(int argc, char **argv)
 
 	ret = transport_run();
 	control_stop();
+	nlm_shutdown();
 	nfs4_shutdown();
 	rpcb_unregister();
 	if (ret < 0) {

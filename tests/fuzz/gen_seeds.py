@@ -159,6 +159,40 @@ def args_seeds():
     return s
 
 
+def nlm_seeds():
+    # selector: version index (0: v1, 1: v3, 2: v4, 3: NSM) << 4, proc
+    fh = bytes([1, 8]) + u32(1) + u32(1) + struct.pack(">Q", 0x1234) + \
+        b"\xAA" * 8
+
+    def lock(v4, off=0, ln=100):
+        rng = (struct.pack(">QQ", off, ln) if v4 else u32(off) + u32(ln))
+        return (opaque(b"client") + opaque(fh) + opaque(b"owner") +
+                u32(42) + rng)
+
+    s = {}
+    for vi, v4 in ((0, False), (1, False), (2, True)):
+        t = opaque(b"ck") + u32(1) + lock(v4)
+        s[f"v{vi}-test"] = bytes([vi << 4, 1]) + t
+        s[f"v{vi}-lock"] = (bytes([vi << 4, 2]) + opaque(b"ck") + u32(1) +
+                            u32(1) + lock(v4) + u32(0) + u32(3))
+        s[f"v{vi}-cancel"] = (bytes([vi << 4, 3]) + opaque(b"ck") + u32(1)
+                              + u32(0) + lock(v4, 5, 0))
+        s[f"v{vi}-unlock"] = bytes([vi << 4, 4]) + opaque(b"") + lock(v4)
+        s[f"v{vi}-granted"] = bytes([vi << 4, 5]) + t
+        s[f"v{vi}-lock-res"] = bytes([vi << 4, 12]) + opaque(b"ck") + u32(0)
+    for vi in (1, 2):
+        s[f"v{vi}-share"] = (bytes([vi << 4, 20]) + opaque(b"ck") +
+                             opaque(b"client") + opaque(fh) +
+                             opaque(b"oh") + u32(2) + u32(3) + u32(0))
+        s[f"v{vi}-free-all"] = (bytes([vi << 4, 23]) + opaque(b"client") +
+                                u32(7))
+    s["nsm-stat"] = bytes([0x30, 1]) + opaque(b"host")
+    s["nsm-mon"] = (bytes([0x30, 2]) + opaque(b"host") + opaque(b"me") +
+                    u32(100021) + u32(4) + u32(16) + b"p" * 16)
+    s["nsm-notify"] = bytes([0x30, 6]) + opaque(b"host") + u32(5)
+    return s
+
+
 def mount_seeds():
     # selector byte: version index (0: v1, 1: v2, 2: v3) << 4 | procedure
     return {
@@ -745,6 +779,7 @@ def main():
     write_corpus(root, "fuzz_rpc", rpc_seeds())
     write_corpus(root, "fuzz_nfs3_args", args_seeds())
     write_corpus(root, "fuzz_mount_args", mount_seeds())
+    write_corpus(root, "fuzz_nlm_args", nlm_seeds())
     write_corpus(root, "fuzz_record", record_seeds())
     write_corpus(root, "fuzz_exports", exports_seeds())
     write_corpus(root, "fuzz_nfs4", nfs4_seeds())

@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-PROTOCOLS = ("nfs3", "nfs4", "smb2")
+PROTOCOLS = ("nfs3", "nfs4", "nlm", "smb2")
 
 # layer -> (the layers it may include, why). None: no such row (the
 # protocols have PROTOCOL_INCLUDE_WHY's rule; server/ sits on top).
@@ -44,6 +44,7 @@ LAYERS = {
               "state/ is shared by every protocol"),
     "nfs3": (None, None),
     "nfs4": (None, None),
+    "nlm": (None, None),
     "smb2": (None, None),
     "server": (None, None),
 }

@@ -186,7 +186,7 @@ TREE = {
         }
         """,
     # A folder the script does not know, and a file outside any folder.
-    "nlm/nlm.c": '#include "core/log.h" /* expect: unknown-layer */\n',
+    "rquota/rquota.c": '#include "core/log.h" /* expect: unknown-layer */\n',
     "loose.c": "int x; /* expect: unknown-layer */\n",
 }
 

@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""NLM (100021 v4, v3) and NSM (100024) against nasd, in raw RPC over TCP.
+
+A listener of the test's own plays the client's side: one TCP port that
+answers the port mapper's GETPORT (for 100021 and 100024: itself), NLM
+GRANTED (recorded, answered GRANTED) and SM_NOTIFY (recorded). nasd is
+told to ask it with --callback-rpcbind-port.
+
+Checks: TEST granted / denied with the holder; LOCK non-blocking DENIED;
+a blocking LOCK is BLOCKED and the listener gets GRANTED after the
+holder's UNLOCK; CANCEL of a waiting lock GRANTED, of none DENIED;
+UNLOCK; stale and forged handles STALE_FH (v4) / DENIED_NOLOCKS (v3);
+v3 32-bit ranges; 64-bit range overflow FBIG; LOCK_MSG answered by a
+LOCK_RES call; SHARE vs SHARE deny; FREE_ALL and SM_NOTIFY from the
+client release its locks; hostile arguments are GARBAGE_ARGS; after a
+restart: SM_NOTIFY reaches the listener, a new LOCK is DENIED_GRACE_PERIOD
+and a reclaim is GRANTED; after grace a reclaim is refused.
+
+usage: test_nlm.py NASD
+"""
+
+import os
+import shutil
+import socket
+import struct
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nt_nfs3 import Client, Dec, Harness, free_port  # noqa: E402
+from hostile import opaque, u32, recv_record, record  # noqa: E402
+from nt_nfs3 import u64  # noqa: E402
+
+NLM, NSM = 100021, 100024
+(TEST, LOCK, CANCEL, UNLOCK, GRANTED, TEST_MSG, LOCK_MSG) = range(1, 8)
+LOCK_RES, SHARE, UNSHARE, NM_LOCK, FREE_ALL = 12, 20, 21, 22, 23
+SM_STAT, SM_MON, SM_NOTIFY = 1, 2, 6
+GRANTED_ST, DENIED, NOLOCKS, BLOCKED, GRACE = 0, 1, 2, 3, 4
+STALE_FH, FBIG = 7, 8
+CALLER = b"nlm-test-client"
+
+
+def nlm_lock(fh, oh, svid, off, length, v4=True, caller=CALLER):
+    rng = u64(off) + u64(length) if v4 else u32(off) + u32(length)
+    return (opaque(caller) + opaque(fh) + opaque(oh) + u32(svid & 0xFFFFFFFF)
+            + rng)
+
+
+def lockargs(fh, oh, svid, off, length, excl=True, block=False,
+             reclaim=False, cookie=b"ck", v4=True, caller=CALLER):
+    return (opaque(cookie) + u32(block) + u32(excl) +
+            nlm_lock(fh, oh, svid, off, length, v4, caller) + u32(reclaim) +
+            u32(1))
+
+
+def testargs(fh, oh, svid, off, length, excl=True, v4=True):
+    return (opaque(b"tk") + u32(excl) +
+            nlm_lock(fh, oh, svid, off, length, v4))
+
+
+def cancargs(fh, oh, svid, off, length, excl=True, block=True):
+    return (opaque(b"cc") + u32(block) + u32(excl) +
+            nlm_lock(fh, oh, svid, off, length))
+
+
+def unlockargs(fh, oh, svid, off, length, v4=True, caller=CALLER):
+    return opaque(b"uk") + nlm_lock(fh, oh, svid, off, length, v4, caller)
+
+
+def shareargs(fh, oh, mode, access, caller=CALLER):
+    return (opaque(b"sk") + opaque(caller) + opaque(fh) + opaque(oh) +
+            u32(mode) + u32(access) + u32(0))
+
+
+class Listener(threading.Thread):
+    """The client side: port mapper + lockd + statd on one TCP port."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.s = socket.socket()
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.s.bind(("127.0.0.1", 0))
+        self.s.listen(16)
+        self.port = self.s.getsockname()[1]
+        self.calls = []            # (prog, vers, proc, args)
+        self.lock = threading.Lock()
+
+    def got(self, prog, proc):
+        with self.lock:
+            return [c for c in self.calls if c[0] == prog and c[2] == proc]
+
+    def wait(self, prog, proc, n=1, timeout=10.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            if len(self.got(prog, proc)) >= n:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def run(self):
+        while True:
+            try:
+                c, _ = self.s.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(c,),
+                             daemon=True).start()
+
+    def serve(self, c):
+        c.settimeout(10)
+        try:
+            while True:
+                msg = recv_record(c)
+                xid, _mt, _rv, prog, vers, proc = struct.unpack_from(
+                    ">6I", msg)
+                off = 24
+                for _ in range(2):      # cred, verf
+                    _fl, ln = struct.unpack_from(">2I", msg, off)
+                    off += 8 + ((ln + 3) & ~3)
+                args = msg[off:]
+                body = b""
+                if prog == 100000:
+                    body = u32(self.port)
+                else:
+                    with self.lock:
+                        self.calls.append((prog, vers, proc, args))
+                    if prog == NLM and proc == GRANTED:
+                        ck = Dec(args).opaque()
+                        body = opaque(ck) + u32(GRANTED_ST)
+                rep = (u32(xid) + u32(1) + u32(0) + u32(0) + u32(0) +
+                       u32(0) + body)
+                c.sendall(record(rep))
+        except Exception:
+            c.close()
+
+
+class Nlm(Client):
+    def nlm(self, proc, args, vers=4, prog=NLM):
+        r = self.call(prog, proc, args, vers=vers)
+        return r
+
+    def st(self, proc, args, vers=4):
+        r = self.nlm(proc, args, vers)
+        if r["kind"] != "SUCCESS":
+            return r["kind"]
+        d = Dec(r["body"])
+        d.opaque()
+        return d.u32()
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    tmp = tempfile.mkdtemp(prefix="nasd-test-nlm.")
+    h = Harness(sys.argv[1], tmp)
+    exp = os.path.join(tmp, "export")
+    state = os.path.join(tmp, "state")
+    os.makedirs(exp)
+    os.makedirs(state)
+    lis = Listener()
+    lis.start()
+    port = free_port(22049)
+    args = ["--listen", f"127.0.0.1:{port}", "--mountd-port", "0",
+            "--smb-listen", "0", "--state-dir", state,
+            "--export", exp + ":rw,no_root_squash", "--grace-time", "4",
+            "--callback-rpcbind-port", str(lis.port)]
+    if not h.start(port, args):
+        return h.finish()
+    try:
+        run(h, port, lis, exp)
+        # ---- restart: SM_NOTIFY to the recorded client, grace
+        h.stop()
+        if not h.start(port, args):
+            return h.finish()
+        h.check("sm_notify_sent_after_restart",
+                lis.wait(NSM, SM_NOTIFY, 1, 15), f"calls {lis.calls!r}")
+        notes = lis.got(NSM, SM_NOTIFY)
+        if notes:
+            d = Dec(notes[0][3])
+            name = d.opaque()
+            st = d.u32()
+            h.eq("sm_notify_mon_name_is_hostname",
+                 socket.gethostname().encode(), name)
+            h.check("sm_notify_state_odd", st % 2 == 1, str(st))
+        with Nlm(port) as c:
+            _, root = c.mnt(exp)
+            _, fh, _ = c.lookup(root, "f")
+            h.eq("grace_new_lock_refused", GRACE,
+                 c.st(LOCK, lockargs(fh, b"o1", 1, 0, 10)))
+            h.eq("grace_reclaim_granted", GRANTED_ST,
+                 c.st(LOCK, lockargs(fh, b"o1", 1, 0, 10, reclaim=True)))
+            time.sleep(4.5)
+            h.eq("after_grace_reclaim_refused", GRACE,
+                 c.st(LOCK, lockargs(fh, b"o1", 1, 20, 10, reclaim=True)))
+            h.eq("after_grace_new_lock_granted", GRANTED_ST,
+                 c.st(LOCK, lockargs(fh, b"o1", 1, 20, 10)))
+        h.stop()
+    finally:
+        h.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return h.finish()
+
+
+def run(h, port, lis, exp):
+    a = Nlm(port)
+    b = Nlm(port)
+    st, root = a.mnt(exp)
+    h.eq("mnt", 0, st)
+    st, fh, _ = a.create(root, "f")
+    h.eq("create", 0, st)
+    h.eq("null_v4", "SUCCESS", a.nlm(0, b"")["kind"])
+    h.eq("null_v1", "SUCCESS", a.nlm(0, b"", vers=1)["kind"])
+    h.eq("nsm_null", "SUCCESS", a.call(NSM, 0, b"", vers=1)["kind"])
+
+    # ---- TEST, LOCK, denied with the holder
+    h.eq("test_free_granted", GRANTED_ST, a.st(TEST, testargs(fh, b"A", 11,
+                                                             0, 100)))
+    h.eq("lock_granted", GRANTED_ST,
+         a.st(LOCK, lockargs(fh, b"A", 11, 0, 100)))
+    r = b.nlm(TEST, testargs(fh, b"B", 22, 50, 10))
+    d = Dec(r["body"])
+    d.opaque()
+    st = d.u32()
+    h.eq("test_conflict_denied", DENIED, st)
+    if st == DENIED:
+        excl, svid, oh, off, ln = d.u32(), d.u32(), d.opaque(), d.u64(), \
+            d.u64()
+        h.eq("test_holder_reported", (1, 11, b"A", 0, 100),
+             (excl, svid, oh, off, ln))
+    h.eq("test_shared_vs_excl_denied", DENIED,
+         b.st(TEST, testargs(fh, b"B", 22, 0, 1, excl=False)))
+    h.eq("test_other_range_granted", GRANTED_ST,
+         b.st(TEST, testargs(fh, b"B", 22, 100, 10)))
+    h.eq("lock_nonblocking_denied", DENIED,
+         b.st(LOCK, lockargs(fh, b"B", 22, 10, 10)))
+    h.eq("own_owner_relock_granted", GRANTED_ST,
+         a.st(LOCK, lockargs(fh, b"A", 11, 0, 50, excl=False)))
+    # v3: 32-bit ranges, same table
+    h.eq("v3_test_denied", DENIED,
+         b.st(TEST, testargs(fh, b"B", 22, 60, 10, v4=False), vers=3))
+    h.eq("v3_lock_past_32bit_range_granted", GRANTED_ST,
+         b.st(LOCK, lockargs(fh, b"B", 22, 200, 0, v4=False), vers=3))
+    h.eq("v4_test_sees_v3_to_eof", DENIED,
+         a.st(TEST, testargs(fh, b"C", 33, 1 << 40, 1)))
+    h.eq("v3_unlock", GRANTED_ST,
+         b.st(UNLOCK, unlockargs(fh, b"B", 22, 200, 0, v4=False), vers=3))
+    h.eq("v4_range_overflow_fbig", FBIG,
+         b.st(LOCK, lockargs(fh, b"B", 22, (1 << 64) - 10, 100)))
+
+    # ---- blocking LOCK, GRANTED callback after UNLOCK
+    h.eq("blocking_lock_blocked", BLOCKED,
+         b.st(LOCK, lockargs(fh, b"B", 22, 10, 10, block=True,
+                             cookie=b"blk1")))
+    h.eq("blocking_lock_resend_blocked", BLOCKED,
+         b.st(LOCK, lockargs(fh, b"B", 22, 10, 10, block=True,
+                             cookie=b"blk1")))
+    time.sleep(0.3)
+    h.eq("no_granted_while_held", [], lis.got(NLM, GRANTED))
+    h.eq("unlock_holder", GRANTED_ST,
+         a.st(UNLOCK, unlockargs(fh, b"A", 11, 0, 100)))
+    ok = lis.wait(NLM, GRANTED, 1, 5)
+    h.check("granted_callback_received", ok, f"calls {lis.calls!r}")
+    if ok:
+        d = Dec(lis.got(NLM, GRANTED)[0][3])
+        ck, excl = d.opaque(), d.u32()
+        caller, gfh, oh, svid = d.opaque(), d.opaque(), d.opaque(), d.u32()
+        off, ln = d.u64(), d.u64()
+        h.eq("granted_args_are_the_lock",
+             (b"blk1", 1, CALLER, fh, b"B", 22, 10, 10),
+             (ck, excl, caller, gfh, oh, svid, off, ln))
+    h.eq("granted_lock_is_held", DENIED,
+         a.st(TEST, testargs(fh, b"A", 11, 12, 1)))
+    h.eq("cancel_not_waiting_denied", DENIED,
+         b.st(CANCEL, cancargs(fh, b"B", 22, 10, 10)))
+    # a second blocked lock, cancelled: no GRANTED
+    h.eq("blocked_again", BLOCKED,
+         a.st(LOCK, lockargs(fh, b"A", 11, 0, 30, block=True)))
+    h.eq("cancel_waiting_granted", GRANTED_ST,
+         a.st(CANCEL, cancargs(fh, b"A", 11, 0, 30)))
+    h.eq("unlock_b", GRANTED_ST,
+         b.st(UNLOCK, unlockargs(fh, b"B", 22, 0, 0)))
+    time.sleep(0.5)
+    h.eq("cancelled_lock_not_granted", 1, len(lis.got(NLM, GRANTED)))
+    h.eq("cancelled_lock_not_taken", GRANTED_ST,
+         b.st(TEST, testargs(fh, b"B", 22, 0, 30)))
+    h.eq("unlock_not_held_granted", GRANTED_ST,
+         b.st(UNLOCK, unlockargs(fh, b"Z", 99, 0, 0)))
+
+    # ---- handles
+    bad = bytearray(fh)
+    bad[-1] ^= 1
+    h.eq("forged_handle_stale_fh", STALE_FH,
+         a.st(LOCK, lockargs(bytes(bad), b"A", 11, 0, 1)))
+    h.eq("short_handle_stale_fh", STALE_FH,
+         a.st(TEST, testargs(b"xx", b"A", 11, 0, 1)))
+    h.eq("v3_forged_handle_denied_nolocks", NOLOCKS,
+         a.st(LOCK, lockargs(bytes(bad), b"A", 11, 0, 1, v4=False), vers=3))
+    st, fh2, _ = a.create(root, "gone")
+    a.remove(root, "gone")
+    h.eq("removed_file_stale_fh", STALE_FH,
+         a.st(LOCK, lockargs(fh2, b"A", 11, 0, 1)))
+
+    # ---- LOCK_MSG: the answer comes back as LOCK_RES
+    r = a.nlm(LOCK_MSG, lockargs(fh, b"M", 5, 500, 1, cookie=b"msg1"))
+    h.eq("lock_msg_void_reply", ("SUCCESS", b""), (r["kind"], r["body"]))
+    ok = lis.wait(NLM, LOCK_RES, 1, 5)
+    h.check("lock_res_callback", ok, f"calls {lis.calls!r}")
+    if ok:
+        d = Dec(lis.got(NLM, LOCK_RES)[0][3])
+        h.eq("lock_res_args", (b"msg1", GRANTED_ST), (d.opaque(), d.u32()))
+
+    # ---- SHARE / UNSHARE
+    h.eq("share_rw_deny_w", GRANTED_ST,
+         a.st(SHARE, shareargs(fh, b"S1", 2, 3)))
+    h.eq("share_w_conflicts", DENIED,
+         b.st(SHARE, shareargs(fh, b"S2", 0, 2, caller=b"other")))
+    h.eq("share_r_ok", GRANTED_ST,
+         b.st(SHARE, shareargs(fh, b"S2", 0, 1, caller=b"other")))
+    h.eq("unshare", GRANTED_ST, a.st(UNSHARE, shareargs(fh, b"S1", 2, 3)))
+    h.eq("share_w_after_unshare", GRANTED_ST,
+         a.st(SHARE, shareargs(fh, b"S3", 0, 2)))
+    h.eq("unshare_b", GRANTED_ST,
+         b.st(UNSHARE, shareargs(fh, b"S2", 0, 1, caller=b"other")))
+    h.eq("unshare_a", GRANTED_ST, a.st(UNSHARE, shareargs(fh, b"S3", 0, 2)))
+
+    # ---- FREE_ALL and SM_NOTIFY from the client release its locks
+    h.eq("other_host_lock", GRANTED_ST,
+         b.st(LOCK, lockargs(fh, b"O", 7, 1000, 10, caller=b"otherhost")))
+    r = b.nlm(FREE_ALL, opaque(b"otherhost") + u32(3))
+    h.eq("free_all_void", "SUCCESS", r["kind"])
+    h.eq("free_all_released", GRANTED_ST,
+         a.st(TEST, testargs(fh, b"A", 11, 1000, 10)))
+    h.eq("notify_host_lock", GRANTED_ST,
+         b.st(LOCK, lockargs(fh, b"O", 7, 1000, 10, caller=b"rebooter")))
+    r = b.call(NSM, SM_NOTIFY, opaque(b"rebooter") + u32(5), vers=1)
+    h.eq("sm_notify_void", "SUCCESS", r["kind"])
+    h.eq("sm_notify_released", GRANTED_ST,
+         a.st(TEST, testargs(fh, b"A", 11, 1000, 10)))
+    r = a.call(NSM, SM_STAT, opaque(b"x"), vers=1)
+    d = Dec(r["body"])
+    res, stt = d.u32(), d.u32()
+    h.check("sm_stat_state_odd", res == 0 and stt % 2 == 1, f"{res} {stt}")
+
+    # ---- hostile arguments
+    big = u32(2000) + b"x" * 2000
+    for name, args in (
+            ("truncated", lockargs(fh, b"A", 1, 0, 1)[:-6]),
+            ("cookie_too_long", big + lockargs(fh, b"A", 1, 0, 1)[8:]),
+            ("caller_too_long", opaque(b"c") + u32(0) + u32(1) + big),
+            ("bool_not_0_1", opaque(b"c") + u32(2) +
+             lockargs(fh, b"A", 1, 0, 1)[8:]),
+            ("trailing", lockargs(fh, b"A", 1, 0, 1) + u32(0))):
+        h.eq(f"hostile_{name}_garbage", "GARBAGE_ARGS",
+             a.nlm(LOCK, args)["kind"])
+    h.eq("hostile_share_mode_garbage", "GARBAGE_ARGS",
+         a.nlm(SHARE, shareargs(fh, b"S", 9, 1))["kind"])
+    h.eq("v1_has_no_share", "PROC_UNAVAIL",
+         a.nlm(SHARE, shareargs(fh, b"S", 0, 1), vers=1)["kind"])
+    h.eq("proc_hole_unavail", "PROC_UNAVAIL", a.nlm(17, b"")["kind"])
+    h.eq("nlm_v2_mismatch", "PROG_MISMATCH", a.nlm(0, b"", vers=2)["kind"])
+
+    # leave one lock held by the monitored client for the restart
+    h.eq("lock_for_restart", GRANTED_ST,
+         a.st(LOCK, lockargs(fh, b"o1", 1, 0, 10)))
+    a.close()
+    b.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
