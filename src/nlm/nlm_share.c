@@ -57,7 +57,9 @@ static uint32_t share_do(struct rpc_call *call, const struct nlm_shareargs *a,
 	sh = nlm_holder(o);
 	if (!set) {
 		state_share_release(f, &sh);
+		/* The record held the owner: dropping it may free it. */
 		nlm_rec_drop(o, f, true);
+		o = NULL;
 		goto out_unlock;
 	}
 	err = state_share_acquire(f, &sh, share_access[a->access],
