@@ -47,7 +47,7 @@ NLMOPT=$NLMP
 [ "$NLMP" != "$PORT" ] && NLMOPT=$NLMP:$PORT
 
 OUT=$T_DIR/kclient
-bash "$KCLIENT_DIR/run.sh" nfs3 workload-locks.sh --lock --export "$EXP" \
+bash "$KCLIENT_DIR/run.sh" nfs3 "$KCLIENT_DIR/workload-locks.sh" --lock --export "$EXP" \
 	--nfs-port "$PORT" --mountd-port "$MPORT" --nlm-port "$NLMOPT" \
 	--guest-rpcbind-port "$GRPCB" --outdir "$OUT" --timeout 900 \
 	--env LOCK_EXPECT_GRANTED=1 --env LOCK_NOTIFY_WAIT_S=40 \
