@@ -14,21 +14,15 @@
 int statefile_random(const char *dir, const char *name, void *buf,
 		     size_t len)
 {
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
+	long n = statefile_read(dir, name, buf, len);
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path))
+	if (n == (long)len)
+		return 0;
+	if (n == -ENAMETOOLONG)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, len);
-		close(fd);
-		if (n == (ssize_t)len)
-			return 0;
-		log_warn("%s is not %zu bytes: making a new one", path, len);
-	}
+	if (n != -ENOENT)
+		log_warn("%s/%s is not %zu bytes: making a new one", dir, name,
+			 len);
 	if (getrandom(buf, len, 0) != (ssize_t)len)
 		return -EIO;
 	return statefile_write(dir, name, buf, len);

@@ -67,14 +67,15 @@ static uint32_t set_basic(struct smb2_open *o, struct smb2_buf *in)
 					     : NULL);
 		if (err && err != -EOPNOTSUPP)
 			return smb2_status(SMB2_SET_INFO, err);
-	}
-	/* A file's read-only attribute is the mode's write bits (fscc.h). */
-	if (sb.attributes && !o->is_dir) {
-		if ((sb.attributes & FILE_ATTRIBUTE_READONLY) &&
+		/* A file's read-only attribute is the mode's write bits
+		 * (fscc.h). */
+		if (sb.attributes && !o->is_dir &&
+		    (sb.attributes & FILE_ATTRIBUTE_READONLY) &&
 		    (a.mode & 0222)) {
 			sa.set_mode = true;
 			sa.mode = a.mode & ~0222u;
-		} else if (!(sb.attributes & FILE_ATTRIBUTE_READONLY) &&
+		} else if (sb.attributes && !o->is_dir &&
+			   !(sb.attributes & FILE_ATTRIBUTE_READONLY) &&
 			   !(a.mode & 0222)) {
 			sa.set_mode = true;
 			sa.mode = a.mode | 0200u;

@@ -340,7 +340,7 @@ void nfs4_grace_reclaim_complete(struct nfs4_client *cl)
 }
 
 /**
- * nfs4_in_grace() - see state.h.
+ * nfs4_in_grace() - see nfs4/nfs4.h.
  */
 bool nfs4_in_grace(void)
 {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "nfs4/compound.h"
+#include "nfs4/nfs4.h"
 
 /*
  * nfs4_state_init() - load client records from @state_dir, start grace
@@ -33,8 +34,7 @@ void nfs4_bc_attach(void);
 
 uint32_t nfs4_lease_time(void);
 
-/* nfs4_in_grace() - true while reclaims are accepted (RFC 8881 §8.4.2). */
-bool nfs4_in_grace(void);
+/* nfs4_in_grace(): nfs4/nfs4.h (NLM asks it too). */
 
 /*
  * nfs4_state_check_io() - validate @sid for READ (@write false) or WRITE /
