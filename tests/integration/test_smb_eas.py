@@ -19,17 +19,11 @@ and case-insensitive names. Exit 0, 1 on a failure, 77 without impacket.
 """
 
 import os
-import random
-import shutil
-import socket
 import struct
-import subprocess
 import sys
-import tempfile
-import time
 
 try:
-    from impacket import smb3, smb3structs as s3
+    from impacket import smb3structs as s3
     from impacket.smbconnection import SMBConnection
     # the low-level calls raise smb3's, the connection's its own
     from impacket.smb3 import SessionError
@@ -37,30 +31,14 @@ except ImportError:
     print("SKIP: test_smb_eas: no impacket (apt-get install python3-impacket)")
     sys.exit(77)
 
+import smbtest
+from smbtest import check, status_of
+
 NASD = sys.argv[1] if len(sys.argv) > 1 else "build/nasd"
-FAILS = 0
-PASSES = 0
 
 
-def check(name, cond, detail=""):
-    global FAILS, PASSES
-    if cond:
-        PASSES += 1
-        print("ok - " + name)
-    else:
-        FAILS += 1
-        print("not ok - %s: %s" % (name, detail))
 
 
-def free_port():
-    while True:
-        p = random.randint(30000, 40000)
-        with socket.socket() as so:
-            try:
-                so.bind(("127.0.0.1", p))
-                return p
-            except OSError:
-                continue
 
 
 def ea_entry(name, value, last=False, flags=0):
@@ -98,51 +76,11 @@ def parse_eas(buf):
         off += nxt
 
 
-def status_of(e):
-    return e.get_error_code() & 0xffffffff
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="nasd-test-smbeas.")
-    os.chmod(tmp, 0o755)
-    exp = os.path.join(tmp, "export")
-    st = os.path.join(tmp, "state")
-    os.makedirs(exp)
-    os.chmod(exp, 0o777)
-    port, sport = free_port(), free_port()
-    subprocess.run([NASD, "user", "add", "eve", "--uid", "1234", "--gid",
-                    "1234", "--state-dir", st], input=b"Ea-pass1\n",
-                   check=True, stdout=subprocess.DEVNULL)
-    log = open(os.path.join(tmp, "nasd.log"), "w")
-    srv = subprocess.Popen([NASD, "--foreground", "--state-dir", st,
-                            "--listen", "127.0.0.1:%d" % port,
-                            "--mountd-port", "0", "--log-level", "debug", "--smb-listen",
-                            "127.0.0.1:%d" % sport, "--share",
-                            "share=" + exp + ":rw,root_squash"],
-                           stdout=log, stderr=subprocess.STDOUT)
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", sport), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        run(exp, sport)
-    finally:
-        srv.terminate()
-        rc = srv.wait(20)
-        log.close()
-        check("nasd_sigterm_exit_status", rc == 0, "exit %s" % rc)
-        text = open(os.path.join(tmp, "nasd.log")).read()
-        check("nasd_no_sanitizer_report",
-              "ERROR: AddressSanitizer" not in text and
-              "runtime error:" not in text, text[-2000:])
-        if FAILS:
-            print(text[-3000:])
-        if not os.environ.get("KEEP_TMP"):
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("# %d passed, %d failed" % (PASSES, FAILS))
-    return 1 if FAILS else 0
+    return smbtest.serve(NASD, "nasd-test-smbeas.", "eve", "Ea-pass1",
+                         {"share": ("", "rw,root_squash")}, run)
 
 
 def run(exp, sport):

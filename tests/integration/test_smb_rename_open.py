@@ -26,14 +26,8 @@ with two connections (the opener and the renamer are different sessions):
 """
 
 import os
-import random
-import shutil
-import socket
 import struct
-import subprocess
 import sys
-import tempfile
-import time
 
 try:
     from impacket import smb3structs as s3
@@ -44,36 +38,18 @@ except ImportError:
           "(apt-get install python3-impacket)")
     sys.exit(77)
 
+import smbtest
+from smbtest import check, status_of
+
 NASD = sys.argv[1] if len(sys.argv) > 1 else "build/nasd"
-FAILS = 0
-PASSES = 0
 ACCESS_DENIED = 0xc0000022
 SHARE_ALL = s3.FILE_SHARE_READ | s3.FILE_SHARE_WRITE | s3.FILE_SHARE_DELETE
 
 
-def check(name, cond, detail=""):
-    global FAILS, PASSES
-    if cond:
-        PASSES += 1
-        print("ok - " + name)
-    else:
-        FAILS += 1
-        print("not ok - %s: %s" % (name, detail))
 
 
-def free_port():
-    while True:
-        p = random.randint(30000, 40000)
-        with socket.socket() as so:
-            try:
-                so.bind(("127.0.0.1", p))
-                return p
-            except OSError:
-                continue
 
 
-def status_of(e):
-    return e.get_error_code() & 0xffffffff
 
 
 class Client:
@@ -223,52 +199,13 @@ def run(exp, sport):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="nasd-test-smbrenopen.")
-    os.chmod(tmp, 0o755)
-    exp = os.path.join(tmp, "export")
-    st = os.path.join(tmp, "state")
-    os.makedirs(exp)
-    port, sport = free_port(), free_port()
-    subprocess.run([NASD, "user", "add", "ren", "--uid", "1234", "--gid",
-                    "1234", "--state-dir", st], input=b"Ren-pass1\n",
-                   check=True, stdout=subprocess.DEVNULL)
     # the tree, and with it the second share's root, before the server
-    make_tree(exp)
-    log = open(os.path.join(tmp, "nasd.log"), "w")
-    srv = None
-    try:
-        srv = subprocess.Popen(
-            [NASD, "--foreground", "--state-dir", st, "--listen",
-             "127.0.0.1:%d" % port, "--mountd-port", "0", "--log-level",
-             "debug", "--smb-listen", "127.0.0.1:%d" % sport, "--share",
-             "share=" + exp + ":rw,root_squash", "--share",
-             "inner=" + os.path.join(exp, "A", "s", "t") +
-             ":rw,root_squash"],
-            stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", sport), 0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        run(exp, sport)
-    finally:
-        rc = None
-        if srv:
-            srv.terminate()
-            rc = srv.wait(20)
-        log.close()
-        check("nasd_sigterm_exit_status", rc == 0, "exit %s" % rc)
-        text = open(os.path.join(tmp, "nasd.log")).read()
-        check("nasd_no_sanitizer_report",
-              "ERROR: AddressSanitizer" not in text and
-              "runtime error:" not in text, text[-2000:])
-        if FAILS:
-            print(text[-3000:])
-        if not os.environ.get("KEEP_TMP"):
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("# %d passed, %d failed" % (PASSES, FAILS))
-    return 1 if FAILS else 0
+    return smbtest.serve(NASD, "nasd-test-smbrenopen.", "ren", "Ren-pass1",
+                         {"share": ("", "rw,root_squash"),
+                          "inner": (os.path.join("A", "s", "t"),
+                                    "rw,root_squash")},
+                         run,
+                         prepare=make_tree)
 
 
 if __name__ == "__main__":
