@@ -129,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default:
 			break;
 		}
-	} else if (ok) {
+	} else if (ok && p->args_size == sizeof(struct nsm_args)) {
+		/* (NSM's NULL decodes nothing into no struct) */
 		const struct nsm_args *a = args;
 
 		check_obj(&a->mon_name, SM_MAXSTRLEN);
