@@ -47,8 +47,12 @@ struct nlm_cfg {
  */
 int nlm_init(const struct nlm_cfg *cfg);
 
-/* nlm_in_grace() - are only reclaims granted now? (XNFS §10.6.2) */
+/* nlm_in_grace() - are only reclaims granted now? (XNFS §10.6.2): NLM's
+ * own grace period or the other protocol's. */
 bool nlm_in_grace(void);
+
+/* nlm_own_grace() - NLM's own grace period alone (what NFSv4 shares). */
+bool nlm_own_grace(void);
 
 /* nlm_shutdown() - stop the callback thread; locks go with the process. */
 void nlm_shutdown(void);

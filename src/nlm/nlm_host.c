@@ -400,12 +400,17 @@ uint32_t nlm_range(uint64_t off, uint64_t len, struct state_range *r)
 	return state_range_nfs(off, len, r) ? NLM4_FBIG : NLM4_GRANTED;
 }
 
+/** nlm_own_grace() - see nlm.h. */
+bool nlm_own_grace(void)
+{
+	return grace_end_ms && now_ms() < grace_end_ms;
+}
+
 /** nlm_in_grace() - see nlm.h. */
 bool nlm_in_grace(void)
 {
-	if (grace_end_ms && now_ms() < grace_end_ms)
-		return true;
-	return nlm_config.other_grace && nlm_config.other_grace();
+	return nlm_own_grace() ||
+	       (nlm_config.other_grace && nlm_config.other_grace());
 }
 
 /** nlm_init() - see nlm.h. */

@@ -971,6 +971,9 @@ int main(int argc, char **argv)
 		log_warn("no idle trim of the buffer pool (no timer thread)");
 	/* NFSv4 state starts threads: after daemonize() and the mask. */
 	nfs4_cfg.state_dir = opt.state_dir;
+	/* one grace period for locks: each protocol waits for the other's
+	 * reclaims (NLM's opens once nlm_init() has read its records) */
+	nfs4_cfg.other_grace = nlm_own_grace;
 	ret = nfs4_init(&nfs4_cfg);
 	if (ret < 0) {
 		log_err("nfsv4 state in %s: %s", opt.state_dir, strerror(-ret));

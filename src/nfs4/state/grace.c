@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "nfs4/nfs4_int.h"
 #include "nfs4/state/state_int.h"
 
 #define REC_DIR "nfs4_clients"
@@ -377,10 +378,14 @@ uint32_t nfs4_grace_check_reclaim(const struct nfs4_client *cl)
 	return NFS4_OK;
 }
 
-/** nfs4_grace_check_new() - GRACE while new state must wait. No lock. */
+/** nfs4_grace_check_new() - GRACE while new state must wait: in NFSv4's
+ * grace, or another protocol's (nfs4_config.other_grace). No lock. */
 uint32_t nfs4_grace_check_new(void)
 {
-	return grace_active() ? NFS4ERR_GRACE : NFS4_OK;
+	bool (*other)(void) = nfs4_config_get()->other_grace;
+
+	return grace_active() || (other && other()) ? NFS4ERR_GRACE
+						    : NFS4_OK;
 }
 
 /*
