@@ -17,7 +17,7 @@ set -u
 
 SECONDS_EACH=${1:-20}
 [ $# -gt 0 ] && shift
-ALL_TARGETS="fuzz_record fuzz_rpc fuzz_rpc_rw fuzz_nfs3_args fuzz_mount_args fuzz_exports fuzz_nfs4 fuzz_spnego fuzz_ntlmssp fuzz_smb2_fscc fuzz_smb2"
+ALL_TARGETS="fuzz_record fuzz_rpc fuzz_rpc_rw fuzz_nfs3_args fuzz_mount_args fuzz_nlm_args fuzz_exports fuzz_nfs4 fuzz_spnego fuzz_ntlmssp fuzz_smb2_fscc fuzz_smb2"
 TARGETS=${*:-$ALL_TARGETS}
 
 cd "$(dirname "$0")/../.." || exit 1
@@ -37,7 +37,7 @@ max_len() {
 	case $1 in
 	fuzz_record) echo 65536 ;;
 	fuzz_rpc | fuzz_rpc_rw | fuzz_nfs4 | fuzz_smb2) echo 16384 ;;
-	fuzz_nfs3_args) echo 8192 ;;
+	fuzz_nfs3_args | fuzz_nlm_args) echo 8192 ;;
 	fuzz_mount_args) echo 2048 ;;
 	fuzz_spnego) echo 4096 ;;
 	fuzz_ntlmssp) echo 8192 ;;

@@ -193,6 +193,15 @@ def main():
                  c.st(LOCK, lockargs(fh, b"o1", 1, 0, 10)))
             h.eq("grace_reclaim_granted", GRANTED_ST,
                  c.st(LOCK, lockargs(fh, b"o1", 1, 0, 10, reclaim=True)))
+            # one grace for locks: a new NFSv4 client waits as well
+            import nfs4_client as nc
+            from test_nfs4_raw import walk_fh
+            v4 = nc.Client(port)
+            st, dirfh = walk_fh(v4.ss, exp)
+            r = v4.open(dirfh, "f", nc.ACCESS_READ, nc.DENY_NONE,
+                        owner=b"grace-open")
+            h.eq("grace_v4_open_refused", 10013, r.status)
+            v4.close_conn()
             time.sleep(4.5)
             h.eq("after_grace_reclaim_refused", GRACE,
                  c.st(LOCK, lockargs(fh, b"o1", 1, 20, 10, reclaim=True)))
@@ -203,6 +212,70 @@ def main():
         h.kill()
         shutil.rmtree(tmp, ignore_errors=True)
     return h.finish()
+
+
+def cross_nfs4(h, port, a, b, root, exp):
+    """NLM and NFSv4 state on one file, both ways: byte-range locks (one
+    lock table) and share reservations (one share table)."""
+    import nfs4_client as nc
+    from test_nfs4_raw import walk_fh
+
+    st, fh, _ = a.create(root, "x4")
+    h.eq("cross_create", 0, st)
+    v4 = nc.Client(port)
+    st, dirfh = walk_fh(v4.ss, exp)
+    h.eq("cross_v4_dir", 0, st)
+    o = v4.open(dirfh, "x4", nc.ACCESS_BOTH, nc.DENY_NONE,
+                owner=b"cross-nlm-open")
+    h.eq("cross_v4_open", 0, o.status)
+    if o.status != 0:
+        return
+    # an NLM lock stops an NFSv4 LOCK over the same bytes, not beside them
+    h.eq("cross_nlm_lock", GRANTED_ST,
+         a.st(LOCK, lockargs(fh, b"X", 41, 0, 100)))
+    r = v4.lock(o.fh, o.stateid, nc.WRITE_LT, 50, 10)
+    h.eq("cross_v4_lock_denied_by_nlm", nc.DENIED, r.status)
+    r = v4.lockt(o.fh, nc.READ_LT, 99, 1)
+    h.eq("cross_v4_lockt_denied_by_nlm", nc.DENIED, r.status)
+    r = v4.lock(o.fh, o.stateid, nc.WRITE_LT, 100, 10)
+    h.eq("cross_v4_lock_beside_ok", 0, r.status)
+    lk = r.stateid if r.status == 0 else None
+    h.eq("cross_nlm_unlock", GRANTED_ST,
+         a.st(UNLOCK, unlockargs(fh, b"X", 41, 0, 100)))
+    # an NFSv4 lock stops an NLM LOCK and shows in TEST
+    h.eq("cross_nlm_test_denied_by_v4", DENIED,
+         b.st(TEST, testargs(fh, b"Y", 42, 105, 1)))
+    h.eq("cross_nlm_lock_denied_by_v4", DENIED,
+         b.st(LOCK, lockargs(fh, b"Y", 42, 0, 200)))
+    if lk is not None:
+        r = v4.locku(o.fh, lk, nc.WRITE_LT, 100, 10)
+        h.eq("cross_v4_locku", 0, r.status)
+    h.eq("cross_nlm_lock_after_locku", GRANTED_ST,
+         b.st(LOCK, lockargs(fh, b"Y", 42, 0, 200)))
+    h.eq("cross_nlm_unlock_b", GRANTED_ST,
+         b.st(UNLOCK, unlockargs(fh, b"Y", 42, 0, 200)))
+    v4.close(o.fh, o.stateid)
+    # share reservations: NLM SHARE deny write vs NFSv4 OPEN for write
+    h.eq("cross_nlm_share_deny_w", GRANTED_ST,
+         a.st(SHARE, shareargs(fh, b"XS", 2, 1)))
+    r = v4.open(dirfh, "x4", nc.ACCESS_WRITE, nc.DENY_NONE,
+                owner=b"cross-nlm-open2")
+    h.eq("cross_v4_open_w_share_denied", nc.SHARE_DENIED, r.status)
+    h.eq("cross_nlm_unshare", GRANTED_ST,
+         a.st(UNSHARE, shareargs(fh, b"XS", 2, 1)))
+    # and NFSv4 OPEN deny write vs NLM SHARE for write
+    o = v4.open(dirfh, "x4", nc.ACCESS_READ, nc.DENY_WRITE,
+                owner=b"cross-nlm-open3")
+    h.eq("cross_v4_open_deny_w", 0, o.status)
+    h.eq("cross_nlm_share_w_denied", DENIED,
+         b.st(SHARE, shareargs(fh, b"YS", 0, 2)))
+    if o.status == 0:
+        v4.close(o.fh, o.stateid)
+    h.eq("cross_nlm_share_w_after_close", GRANTED_ST,
+         b.st(SHARE, shareargs(fh, b"YS", 0, 2)))
+    h.eq("cross_nlm_unshare_b", GRANTED_ST,
+         b.st(UNSHARE, shareargs(fh, b"YS", 0, 2)))
+    v4.close_conn()
 
 
 def run(h, port, lis, exp):
@@ -326,6 +399,8 @@ def run(h, port, lis, exp):
     h.eq("unshare_b", GRANTED_ST,
          b.st(UNSHARE, shareargs(fh, b"S2", 0, 1, caller=b"other")))
     h.eq("unshare_a", GRANTED_ST, a.st(UNSHARE, shareargs(fh, b"S3", 0, 2)))
+
+    cross_nfs4(h, port, a, b, root, exp)
 
     # ---- FREE_ALL and SM_NOTIFY from the client release its locks
     h.eq("other_host_lock", GRANTED_ST,

@@ -13,7 +13,8 @@ disturb): then it skips. Entries are made and read with a raw rpcbind
 v4 client (rpcb.py) over rpcbind's local socket.
 
 Cases, nasd always on a non-default port P:
-  only     nasd alone: NFS and MOUNT registered at P, owner "superuser",
+  only     nasd alone: NFS, MOUNT, NLM and NSM registered at P, owner
+           "superuser",
            every one removed on exit;
   other    another live server holds NFS v3 tcp: it keeps it, nasd says
            so in one log line and registers the rest; after nasd's exit
@@ -38,8 +39,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpcb  # noqa: E402
 from nt_nfs3 import Harness, free_port  # noqa: E402
 
-NFS, MOUNT = 100003, 100005
-OURS = (NFS, MOUNT)
+NFS, MOUNT, NLM, NSM = 100003, 100005, 100021, 100024
+OURS = (NFS, MOUNT, NLM, NSM)
 
 
 def ours_in(entries):
@@ -117,6 +118,9 @@ def case_only(h, c, tmp, port):
     h.check("only_nfs3_mount3_registered",
             lookup(mine, NFS, 3) is not None and
             lookup(mine, MOUNT, 3) is not None, f"{ours_in(d)}")
+    h.check("only_nlm4_status1_registered",
+            lookup(mine, NLM, 4) is not None and
+            lookup(mine, NSM, 1) is not None, f"{ours_in(d)}")
     h.eq("only_every_entry_at_nasd", sorted(ours_in(d)), sorted(mine))
     if m:
         h.eq("only_count_matches_dump", int(m.group(2)), len(mine))
