@@ -12,6 +12,7 @@
  * others by at most the call timeout.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ static pthread_mutex_t cb_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cb_cv;
 static struct nlm_cb *cb_queue;
 static unsigned int cb_len;
+/* callbacks answered / given up on (nasd stats) */
+static atomic_uint_fast64_t cb_done_n, cb_failed_n;
 static bool cb_running, cb_stopping;
 static pthread_t cb_thread;
 
@@ -145,6 +148,7 @@ static void *cb_main(void *unused)
 			continue;
 		}
 		pthread_mutex_unlock(&cb_mu);
+		atomic_fetch_add(err < 0 ? &cb_failed_n : &cb_done_n, 1);
 		if (cb->done)
 			cb->done(cb, err, res, len);
 		free(cb);
@@ -152,6 +156,13 @@ static void *cb_main(void *unused)
 	}
 	pthread_mutex_unlock(&cb_mu);
 	return NULL;
+}
+
+/** nlm_cb_counts() - callbacks answered and given up on, so far. */
+void nlm_cb_counts(uint64_t *done, uint64_t *failed)
+{
+	*done = atomic_load(&cb_done_n);
+	*failed = atomic_load(&cb_failed_n);
 }
 
 /** nlm_cb_start() - start the callback thread. 0 or -errno. */

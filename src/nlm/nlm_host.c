@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "core/addr.h"
 #include "core/err.h"
 #include "core/log.h"
+#include "core/stats.h"
 #include "core/statefile.h"
 #include "export/export.h"
 #include "nlm/nlm_int.h"
@@ -31,7 +33,7 @@ pthread_mutex_t nlm_mu = PTHREAD_MUTEX_INITIALIZER;
 struct nlm_cfg nlm_config;
 
 static struct nlm_host *nlm_hosts;
-static unsigned int nlm_nhosts;
+static atomic_uint nlm_nhosts; /* under nlm_mu; atomic for nasd stats */
 static pthread_mutex_t save_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t grace_end_ms;
 
@@ -386,6 +388,14 @@ uint32_t nlm_resolve(struct rpc_call *call, const struct nlm_obj *fh,
 		st = err == -ENOMEM ? NLM4_DENIED_NOLOCKS : NLM4_STALE_FH;
 		goto out_put;
 	}
+	/* Whoever may not read a file may not lock it either (knfsd's
+	 * NFSD_MAY_LOCK): a lock would stop its readers and writers. */
+	if (export_cred_apply(&acc.cred) || vfs_check_lock(*out)) {
+		vfs_obj_put(*out);
+		*out = NULL;
+		st = NLM4_DENIED;
+		goto out_put;
+	}
 	st = NLM4_GRANTED;
 out_put:
 	export_table_put(t);
@@ -413,10 +423,48 @@ bool nlm_in_grace(void)
 	       (nlm_config.other_grace && nlm_config.other_grace());
 }
 
+static uint64_t v_hosts(void)
+{
+	return atomic_load(&nlm_nhosts);
+}
+
+static uint64_t v_blocked(void)
+{
+	return nlm_blocked_count();
+}
+
+static uint64_t v_cb_done(void)
+{
+	uint64_t d, f;
+
+	nlm_cb_counts(&d, &f);
+	return d;
+}
+
+static uint64_t v_cb_failed(void)
+{
+	uint64_t d, f;
+
+	nlm_cb_counts(&d, &f);
+	return f;
+}
+
 /** nlm_init() - see nlm.h. */
 int nlm_init(const struct nlm_cfg *cfg)
 {
 	int recorded, ret;
+
+	(void)stats_value_add("nlm_hosts", "NLM client hosts known.", false,
+			      v_hosts);
+	(void)stats_value_add("nlm_blocked", "NLM blocked locks waiting.",
+			      false, v_blocked);
+	(void)stats_value_add("nlm_callbacks_total",
+			      "NLM and NSM calls to clients answered "
+			      "(GRANTED, *_RES, SM_NOTIFY).",
+			      true, v_cb_done);
+	(void)stats_value_add("nlm_callbacks_failed_total",
+			      "NLM and NSM calls to clients given up on.",
+			      true, v_cb_failed);
 
 	nlm_config = *cfg;
 	if (!nlm_config.client_rpcbind_port)

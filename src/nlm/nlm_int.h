@@ -189,6 +189,9 @@ int nlm_cb_send(const struct sockaddr_storage *addr, uint32_t prog,
 		uint32_t tries, nlm_cb_done done, void *arg);
 int nlm_cb_start(void);
 void nlm_cb_stop(void);
+void nlm_cb_counts(uint64_t *done, uint64_t *failed);
+/* nlm_blocked_count() - blocked locks waiting now (nlm_lock.c). */
+unsigned int nlm_blocked_count(void);
 
 /* ---- nsm.c ---- */
 /* The NSM state number nasd announces (odd: up). */

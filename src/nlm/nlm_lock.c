@@ -19,6 +19,7 @@
  * their own RPC reply is void.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,12 @@
 #include "vfs/vfs.h"
 
 static struct nlm_block *nlm_blocked;
-static unsigned int nlm_nblocked;
+static atomic_uint nlm_nblocked; /* under nlm_mu; atomic for nasd stats */
+
+unsigned int nlm_blocked_count(void)
+{
+	return atomic_load(&nlm_nblocked);
+}
 static struct timer retry_timer;
 static bool retry_on;
 

@@ -78,6 +78,11 @@ int vfs_check_data(struct vfs_obj *o, bool write)
 	return -EACCES;
 }
 
+int vfs_check_lock(struct vfs_obj *o)
+{
+	return vfs_check_data(o, false);
+}
+
 void vfs_attr_from_stat(const struct vfs_obj *o, const struct stat *st,
 			struct vfs_attr *a)
 {

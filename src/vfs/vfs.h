@@ -270,6 +270,13 @@ bool vfs_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o);
  */
 int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted);
 
+/*
+ * vfs_check_lock() - may the caller (its fs credentials) take byte-range
+ * locks on @o? As knfsd's NFSD_MAY_LOCK: read permission (or execute, for
+ * a regular file), the owner always. 0 or -errno.
+ */
+int vfs_check_lock(struct vfs_obj *o);
+
 /* vfs_readlink() - symlink target into @buf; returns its length or -errno. */
 ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size);
 

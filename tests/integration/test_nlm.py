@@ -20,10 +20,12 @@ and a reclaim is GRANTED; after grace a reclaim is refused.
 usage: test_nlm.py NASD
 """
 
+import json
 import os
 import shutil
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import threading
@@ -172,6 +174,17 @@ def main():
         return h.finish()
     try:
         run(h, port, lis, exp)
+        # what nasd stats says of it
+        out = subprocess.run([sys.argv[1], "stats", "--state-dir", state,
+                              "--json"], capture_output=True, timeout=20)
+        try:
+            vals = json.loads(out.stdout)["values"]
+        except (ValueError, KeyError):
+            vals = {}
+        h.check("stats_nlm_callbacks",
+                vals.get("nlm_callbacks_total", 0) >= 2, str(vals))
+        h.check("stats_nlm_hosts", vals.get("nlm_hosts", 0) >= 1, str(vals))
+        h.eq("stats_nlm_nothing_blocked", 0, vals.get("nlm_blocked"))
         # ---- restart: SM_NOTIFY to the recorded client, grace
         h.stop()
         if not h.start(port, args):
@@ -401,6 +414,24 @@ def run(h, port, lis, exp):
     h.eq("unshare_a", GRANTED_ST, a.st(UNSHARE, shareargs(fh, b"S3", 0, 2)))
 
     cross_nfs4(h, port, a, b, root, exp)
+
+    # ---- whoever may not read a file may not lock it (knfsd)
+    st, pfh, _ = a.create(root, "private")
+    h.eq("perm_create", 0, st)
+    os.chown(os.path.join(exp, "private"), 0, 0)
+    os.chmod(os.path.join(exp, "private"), 0o600)
+    a.set_cred(4321, 4321)
+    h.eq("perm_other_user_lock_denied", DENIED,
+         a.st(LOCK, lockargs(pfh, b"P", 5, 0, 10)))
+    h.eq("perm_other_user_test_denied", DENIED,
+         a.st(TEST, testargs(pfh, b"P", 5, 0, 10)))
+    os.chown(os.path.join(exp, "private"), 4321, 4321)
+    os.chmod(os.path.join(exp, "private"), 0o200)
+    h.eq("perm_owner_lock_granted", GRANTED_ST,
+         a.st(LOCK, lockargs(pfh, b"P", 5, 0, 10)))
+    h.eq("perm_owner_unlock", GRANTED_ST,
+         a.st(UNLOCK, unlockargs(pfh, b"P", 5, 0, 10)))
+    a.set_cred(0, 0)
 
     # ---- FREE_ALL and SM_NOTIFY from the client release its locks
     h.eq("other_host_lock", GRANTED_ST,
