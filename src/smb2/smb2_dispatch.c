@@ -298,6 +298,34 @@ static bool rsp_begin(struct smb2_work *w, uint32_t body_max)
 }
 
 /*
+ * Whether a command after the current one will be answered: CANCEL never
+ * is, so a compound that ends in CANCELs ends its responses before them
+ * (a NextCommand pointing past the last response would send the client
+ * looking for one). A malformed rest counts as answered: header_parse()
+ * closes the connection when it gets there.
+ */
+static bool more_answers(const struct smb2_work *w)
+{
+	size_t off = w->off + w->cmd_len;
+	unsigned int i;
+
+	for (i = w->index + 1; i < SMB2_MAX_COMPOUND; i++) {
+		uint32_t next;
+
+		if (off > w->msg.len || w->msg.len - off < SMB2_HDR_LEN)
+			return true;
+		if (get_le16(w->msg.base + off + SMB2_HDR_COMMAND) !=
+		    SMB2_CANCEL)
+			return true;
+		next = get_le32(w->msg.base + off + SMB2_HDR_NEXT_COMMAND);
+		if (!next)
+			return false;
+		off += next;
+	}
+	return true;
+}
+
+/*
  * The current response is complete: pad it to 8 bytes and point its
  * NextCommand past the padding when another response follows (MS-SMB2
  * §3.3.4.1.3), sign it, and commit it to the segment.
@@ -738,7 +766,7 @@ run:
 				return REQ_DEFER;
 			break; /* out of memory: what is done goes */
 		}
-		if (!rsp_commit(w, w->next_command != 0))
+		if (!rsp_commit(w, w->next_command != 0 && more_answers(w)))
 			break;
 		w->answered = true;
 next:
