@@ -131,6 +131,11 @@ enum req_verdict {
 	REQ_REPLY = 0,
 	REQ_DROP,
 	REQ_DEFER,
+	/* The protocol keeps the request until it calls
+	 * transport_req_resume() (once); process() then runs again on a
+	 * worker, or, if the connection closed meanwhile, the request is
+	 * released unprocessed (the release hook runs). */
+	REQ_PARK,
 };
 
 struct req {

@@ -393,6 +393,38 @@ static void conn_send(struct conn *c, struct xreq *xr, int flags)
 	xreq_free(xr);
 }
 
+static struct xreq *xreq_of(struct req *r)
+{
+	return (struct xreq *)(void *)((char *)r - offsetof(struct xreq, req));
+}
+
+/*
+ * A request its protocol parked (REQ_PARK): whichever of this and
+ * transport_req_resume() comes second queues it; true when this did
+ * (the resume came first).
+ */
+static bool park_meet(struct xreq *xr, int mine)
+{
+	if (atomic_exchange(&xr->park, mine) == XREQ_PARK_NONE)
+		return false;
+	atomic_store(&xr->park, XREQ_PARK_NONE);
+	return true;
+}
+
+static void xreq_parked(struct xreq *xr)
+{
+	if (park_meet(xr, XREQ_PARK_PARKED))
+		workq_push(xr, xr, 1);
+}
+
+void transport_req_resume(struct req *r)
+{
+	struct xreq *xr = xreq_of(r);
+
+	if (park_meet(xr, XREQ_PARK_RESUMED))
+		workq_push(xr, xr, 1);
+}
+
 /*
  * xreq_run() - worker side: process the request (or continue a deferred
  * one) and send its reply; @xr is freed here or queued on its connection.
@@ -409,6 +441,9 @@ void xreq_run(struct xreq *xr)
 	switch (c->proto->process(&xr->req)) {
 	case REQ_REPLY:
 		conn_send(c, xr, 0);
+		return;
+	case REQ_PARK:
+		xreq_parked(xr);
 		return;
 	case REQ_DEFER:
 		/* Only an inline request may defer; a worker may block. */
@@ -437,6 +472,7 @@ static void xreq_prep(struct xreq *xr, struct conn *c)
 	r->peer_privileged = c->privileged;
 	r->caps = REQ_CAP_FILE;
 	xr->msg_buf = NULL;
+	atomic_store(&xr->park, XREQ_PARK_NONE);
 }
 
 /*
@@ -462,6 +498,9 @@ bool xreq_run_inline(struct xreq *xr, bool more)
 		return false;
 	case REQ_DEFER:
 		return true;
+	case REQ_PARK:
+		/* Resumed already: the caller hands it to the pool. */
+		return park_meet(xr, XREQ_PARK_PARKED);
 	case REQ_DROP:
 		break;
 	}
@@ -547,11 +586,6 @@ struct req *transport_msg_new(struct conn *c)
 	if (xprt.lim.max_inflight_total)
 		atomic_fetch_add(&xprt.inflight_total, 1);
 	return &xr->req;
-}
-
-static struct xreq *xreq_of(struct req *r)
-{
-	return (struct xreq *)(void *)((char *)r - offsetof(struct xreq, req));
 }
 
 int transport_msg_send(struct req *m)

@@ -123,8 +123,9 @@ struct transport_proto {
 	/*
 	 * Process request @r (its message in r->msg): build the reply in
 	 * r->reply, and answer REQ_REPLY (send it), REQ_DROP (nothing to
-	 * send) or REQ_DEFER (only when r->nowait: call me again on a
-	 * worker). Runs on a worker, or on the loop with r->nowait set.
+	 * send), REQ_DEFER (only when r->nowait: call me again on a
+	 * worker) or REQ_PARK (kept until transport_req_resume()). Runs on
+	 * a worker, or on the loop with r->nowait set.
 	 */
 	enum req_verdict (*process)(struct req *r);
 	/* Optional: @r is over (its reply sent or dropped), any thread,
@@ -216,6 +217,15 @@ void transport_conn_set_max_inflight(struct conn *c, uint32_t n);
  * @c from its next read on (a negotiated maximum). Any thread.
  */
 void transport_conn_set_max_msg(struct conn *c, uint32_t n);
+
+/*
+ * transport_req_resume() - hand back a request whose process() answered
+ * REQ_PARK (it waited for something: an oplock break, a delegation
+ * recall). Exactly once per park; any thread, never blocks; may come
+ * before the transport has seen the REQ_PARK. The request's memory, its
+ * reply built so far and r->proto are as process() left them.
+ */
+void transport_req_resume(struct req *r);
 
 /*
  * Messages the server sends on its own (NFSv4 callbacks, SMB interim

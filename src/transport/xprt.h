@@ -34,6 +34,13 @@ enum ep_kind {
  * (if the socket was full) by the connection's send queue; freed by
  * xreq_free().
  */
+/* A parked request (REQ_PARK) and its resumption meet here. */
+enum {
+	XREQ_PARK_NONE = 0,   /* running, or not parked */
+	XREQ_PARK_PARKED,     /* process() answered REQ_PARK */
+	XREQ_PARK_RESUMED,    /* transport_req_resume() came first */
+};
+
 struct xreq {
 	struct req req;
 	struct xreq *next;
@@ -45,6 +52,7 @@ struct xreq {
 	int file_fd;	      /* the reply's file-range payload, */
 	uint64_t file_off;    /* where its unsent part starts */
 	uint32_t arena_off;   /* the arena starts here (after a small msg) */
+	atomic_int park;      /* XREQ_PARK_*: a parked request's hand-back */
 	alignas(max_align_t) uint8_t arena[XREQ_ARENA];
 };
 
