@@ -34,6 +34,7 @@
 #include "server/smb_setup.h"
 #include "server/user_cmd.h"
 #include "smb2/smb2.h"
+#include "state/file_state.h"
 #include "transport/transport.h"
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
@@ -887,6 +888,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "user"))
 		return user_cmd_main(argc - 1, argv + 1);
 	stats_init();
+	state_grant_stats_init();
 	if (parse_args(argc, argv) < 0)
 		return 2;
 	(void)signal(SIGPIPE, SIG_IGN); /* fails only for a bad signal */

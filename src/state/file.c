@@ -108,6 +108,7 @@ static struct state_file *file_lookup(struct vfs_obj *obj, bool create)
 	pthread_mutex_init(&nf->mu, NULL);
 	state_link_init(&nf->shares);
 	state_link_init(&nf->locks);
+	state_link_init(&nf->grants);
 	nf->obj = obj;
 	nf->refs = 1;
 	pthread_mutex_lock(&s->lock);
@@ -185,7 +186,7 @@ struct vfs_obj *state_file_obj(const struct state_file *f)
 /** state_file_settle() - see file_state_int.h. */
 void state_file_settle(struct state_file *f)
 {
-	bool has = f->nshares > 0 || f->nlocks > 0;
+	bool has = f->nshares > 0 || f->nlocks > 0 || f->ngrants > 0;
 	struct state_shard *s;
 
 	if (has == f->has_state)

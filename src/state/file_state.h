@@ -28,8 +28,8 @@
  * these calls: an entry's mutex comes after every protocol lock, and the
  * caller must not take protocol locks inside a conflict reporter.
  *
- * Caching grants (delegations, oplocks, leases) will hang off the same
- * entry (see struct state_file in file_state_int.h); none exist yet.
+ * Caching grants (delegations, oplocks, leases) hang off the same entry
+ * (grant.c; "caching grants" below).
  */
 
 #include <stdbool.h>
@@ -304,6 +304,199 @@ int state_check_io(struct state_file *f, const struct state_holder *h,
  */
 int state_check_io_obj(struct vfs_obj *obj, const struct state_holder *h,
 		       bool write, const struct state_range *r);
+
+/* ---- caching grants ------------------------------------------------------ */
+
+/*
+ * A caching grant lets its holder keep what it read, wrote or opened
+ * without asking the server each time, until another access conflicts:
+ * SMB oplocks (level II = R, exclusive = RW, batch = RWH; MS-SMB2
+ * §2.2.14), SMB leases (R, RW, RH, RWH; §2.2.13.2.8) and NFSv4 read and
+ * write delegations (RFC 8881 §10.2) are grants of this one engine, so
+ * that an NFS client's access breaks an SMB client's oplock and the
+ * reverse.
+ *
+ * Conflicts. Whoever is about to touch a file (an open, a read, a write,
+ * a truncation, a byte-range lock, a rename or delete of its name) says
+ * so with state_grant_break(): each grant of another holder that the
+ * access conflicts with (the kind's rule, grant.c) is broken to what it
+ * may keep. A break that takes away only what needs no answer (SMB
+ * level II to none) is done at once; one that needs the holder to flush
+ * or close first (W, H, any delegation) is sent and waited for: the
+ * accessor gets -EAGAIN and either waits (a waiter, woken when the break
+ * ends) or tells its client to retry (NFS4ERR_DELAY, NFS3ERR_JUKEBOX).
+ * A break ends with the holder's acknowledgement (state_grant_ack), its
+ * grant's removal (close, DELEGRETURN), or the timeout: then the grant
+ * keeps nothing (revocation, counted; MS-SMB2 §3.3.6.1).
+ *
+ * The engine sends nothing itself: a kind's ops tell the owning protocol
+ * to send the break (an SMB OPLOCK_BREAK notification, CB_RECALL), with
+ * no state lock held.
+ */
+#define STATE_GRANT_R 0x1u       /* read caching */
+#define STATE_GRANT_W 0x2u       /* write caching (dirty data) */
+#define STATE_GRANT_H 0x4u       /* handle caching (deferred close) */
+#define STATE_GRANT_MASK 0x7u
+
+enum state_grant_kind {
+	STATE_GRANT_OPLOCK = 1,  /* SMB oplock: per open */
+	STATE_GRANT_LEASE,       /* SMB lease: per lease key (key) */
+	STATE_GRANT_DELEG,       /* NFSv4 delegation: per client (key) */
+};
+
+/* What an accessor does (state_grant_break). */
+enum state_grant_op {
+	STATE_OP_OPEN = 1,       /* an open; STATE_ASK_* say how */
+	STATE_OP_READ,           /* reads data */
+	STATE_OP_WRITE,          /* changes data or size, or locks a range */
+	STATE_OP_SETATTR,        /* changes other attributes */
+	STATE_OP_NAMESPACE,      /* removes, renames or links the file */
+};
+
+#define STATE_ASK_DATA 0x1u      /* OPEN: reads, writes or executes */
+#define STATE_ASK_OVERWRITE 0x2u /* OPEN: truncates (overwrite, supersede) */
+#define STATE_ASK_WRITE 0x4u     /* OPEN: for writing */
+
+struct state_grant;
+
+struct state_grant_ops {
+	/* Tell the holder of @g to drop to @to (from @from); called with no
+	 * state lock held, on the accessor's thread or the timer's; must not
+	 * block. @g is valid for the call. */
+	void (*send_break)(struct state_grant *g, uint32_t from, uint32_t to,
+			   bool ack_needed);
+	/* Optional: the break timed out; @g now holds nothing. */
+	void (*revoked)(struct state_grant *g);
+	/* Optional: @g is freed (after state_grant_remove and the last
+	 * break sent); @arg is the holder's again. */
+	void (*release)(void *arg);
+};
+
+/* An accessor (state_grant_break). */
+struct state_grant_ask {
+	enum state_grant_op op;
+	uint32_t flags;          /* STATE_ASK_* */
+	/* Grants of this holder, or with this key, are the accessor's own
+	 * and are not broken. Either may be NULL. */
+	const struct state_holder *holder;
+	const void *key;
+	/* OPEN: the share the open asks for (STATE_ACCESS_*, STATE_DENY_*):
+	 * a holder whose share it conflicts with loses its H (a batch
+	 * oplock's holder may close, MS-FSA 2.1.5.1.2). */
+	uint32_t access, deny;
+};
+
+/*
+ * Someone waiting for a break to end (state_grant_break): @fn runs once,
+ * with no state lock held, on the thread that ended it; it must not
+ * block (it resumes a parked request). The engine holds a reference on
+ * the file while the waiter is queued. The waiter's memory is the
+ * caller's; it must stay valid until @fn ran or state_grant_unwait()
+ * returned true.
+ */
+struct state_grant_waiter {
+	void (*fn)(struct state_grant_waiter *wt);
+	void *arg;
+	/* the engine's */
+	struct state_grant_waiter *next;
+	struct state_file *f;
+};
+
+/*
+ * state_grant_add() - give @h a grant of @kind on @f with @level
+ * (STATE_GRANT_*), broken through @ops (@arg is the holder's, see
+ * state_grant_arg), with @key for leases and delegations (NULL for
+ * oplocks). A break not acknowledged within @timeout_ms times out.
+ * Returns the grant, or NULL without memory or while a break of another
+ * grant on @f is in progress (grant nothing then).
+ */
+struct state_grant *state_grant_add(struct state_file *f,
+				    const struct state_holder *h,
+				    enum state_grant_kind kind, const void *key,
+				    uint32_t level,
+				    const struct state_grant_ops *ops, void *arg,
+				    uint32_t timeout_ms);
+
+/*
+ * state_grant_may() - the highest of @want that a new grant of @kind for
+ * @h (key @key) may get on @f now: W only when no other holder has a
+ * share with access or a grant, H with W, R only when no other holder
+ * writes... (grant.c). 0 while a break is in progress on @f.
+ */
+uint32_t state_grant_may(struct state_file *f, const struct state_holder *h,
+			 enum state_grant_kind kind, const void *key,
+			 uint32_t want);
+
+/*
+ * state_grant_break() - @ask is about to happen on @f: break the grants
+ * it conflicts with. 0: go ahead. -EAGAIN: a break needs an answer
+ * first; with @wt not NULL it is queued and woken when a break on @f
+ * ends (the caller then tries again, from the start).
+ */
+int state_grant_break(struct state_file *f, const struct state_grant_ask *ask,
+		      struct state_grant_waiter *wt);
+
+/*
+ * state_grant_break_obj() - state_grant_break() on the entry of @obj; 0
+ * without one. One atomic load while no grant exists anywhere.
+ */
+int state_grant_break_obj(struct vfs_obj *obj,
+			  const struct state_grant_ask *ask,
+			  struct state_grant_waiter *wt);
+
+/*
+ * state_grant_break_op() - state_grant_break_obj() of a bare @op by a
+ * client that holds no grant and does not wait (NFSv3, NFSv4 without
+ * delegations): 0, or -EAGAIN (NFS3ERR_JUKEBOX, NFS4ERR_DELAY: the
+ * client retries).
+ */
+int state_grant_break_op(struct vfs_obj *obj, enum state_grant_op op);
+
+/*
+ * state_grant_unwait() - take @wt off its queue: true when it was still
+ * queued (its fn will not run), false when it ran or is running.
+ */
+bool state_grant_unwait(struct state_grant_waiter *wt);
+
+/*
+ * state_grant_ack() - the holder of @g acknowledged a break, keeping
+ * @level. 0; -EINVAL when no break of @g is in progress (nothing
+ * changes); -ERANGE when @level keeps more than the break left: the
+ * grant keeps what the break left, the break ends all the same.
+ */
+int state_grant_ack(struct state_grant *g, uint32_t level);
+
+/* state_grant_level() - what @g holds now (breaking: what it still has). */
+uint32_t state_grant_level(struct state_grant *g);
+
+/* state_grant_breaking() - is a break of @g waiting for its answer?
+ * *@to (may be NULL) is what the break leaves. */
+bool state_grant_breaking(struct state_grant *g, uint32_t *to);
+
+/* state_grant_arg() - the @arg given at state_grant_add. */
+void *state_grant_arg(const struct state_grant *g);
+
+/*
+ * state_grant_remove() - @g goes (close, DELEGRETURN): a break of it
+ * ends, waiters wake. @g is freed here; the caller must not use it.
+ */
+void state_grant_remove(struct state_grant *g);
+
+/* Engine counters (stats). */
+struct state_grant_counts {
+	uint32_t grants;         /* live */
+	uint64_t granted;        /* totals since start */
+	uint64_t breaks;         /* breaks sent */
+	uint64_t acked;          /* breaks ended by acknowledgement or removal */
+	uint64_t revoked;        /* breaks that timed out */
+	uint64_t waits;          /* accessors told to wait */
+};
+
+void state_grant_counts(struct state_grant_counts *out);
+
+/* state_grant_stats_init() - register the counters with `nasd stats`
+ * (start-up). */
+void state_grant_stats_init(void);
 
 /* ---- counters, limits ---------------------------------------------------- */
 

@@ -93,15 +93,12 @@ struct state_file {
 	struct state_link locks;       /* struct state_lock, by start */
 	uint32_t nlocks;
 	uint32_t nwin;                 /* Windows locks among them */
-	/*
-	 * Caching grants (next issue): NFSv4 delegations and SMB oplocks
-	 * and leases as one kind of record, in their own list here under
-	 * @mu, with the break state (which grants are being recalled and
-	 * when the recall times out). A grant is state like a share: it
-	 * keeps the entry. Opens, locks and I/O of another holder will ask
-	 * for breaks here and answer "wait" (NFS4ERR_DELAY,
-	 * STATUS_PENDING) while one is out.
-	 */
+	/* Caching grants (grant.c): a grant is state like a share, it
+	 * keeps the entry. Waiters hold references of their own. */
+	struct state_link grants;      /* struct state_grant */
+	uint32_t ngrants;
+	uint32_t nbreaking;            /* grants whose break awaits an answer */
+	struct state_grant_waiter *waiters;
 };
 
 /* Global counters (file.c); see struct state_counts. */

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -914,6 +915,335 @@ static int vfs_setup(void)
 	return 0;
 }
 
+/* ---- caching grants ------------------------------------------------------ */
+
+struct brk_log {
+	int n;
+	uint32_t from, to;
+	bool ack;
+	int revoked;
+	int released;
+};
+
+static struct brk_log blog;
+
+static void brk_send(struct state_grant *g, uint32_t from, uint32_t to,
+		     bool ack)
+{
+	(void)g;
+	blog.n++;
+	blog.from = from;
+	blog.to = to;
+	blog.ack = ack;
+}
+
+static void brk_revoked(struct state_grant *g)
+{
+	(void)g;
+	blog.revoked++;
+}
+
+static void brk_release(void *arg)
+{
+	(void)arg;
+	blog.released++;
+}
+
+static const struct state_grant_ops brk_ops = {
+	.send_break = brk_send,
+	.revoked = brk_revoked,
+	.release = brk_release,
+};
+
+struct wake {
+	struct state_grant_waiter wt;
+	atomic_int woken;
+};
+
+static void wake_fn(struct state_grant_waiter *wt)
+{
+	struct wake *w = wt->arg;
+
+	atomic_fetch_add(&w->woken, 1);
+}
+
+static void wake_init(struct wake *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->wt.fn = wake_fn;
+	w->wt.arg = w;
+}
+
+#define R STATE_GRANT_R
+#define W STATE_GRANT_W
+#define H STATE_GRANT_H
+
+/* Open for @h with share (@acc, @deny) and a grant of @kind at @level. */
+static struct state_grant *grant_open(struct state_file *f,
+				      const struct state_holder *h,
+				      uint32_t acc, uint32_t deny,
+				      enum state_grant_kind kind,
+				      uint32_t level, uint32_t timeout_ms)
+{
+	struct state_grant *g;
+
+	assert_int_equal(state_share_acquire(f, h, acc, deny), 0);
+	g = state_grant_add(f, h, kind, NULL, level, &brk_ops, NULL,
+			    timeout_ms);
+	assert_non_null(g);
+	return g;
+}
+
+static void test_grant_oplock_open(void **state)
+{
+	const uint32_t RW_ = STATE_ACCESS_READ | STATE_ACCESS_WRITE;
+	struct state_grant_ask open_b = {
+		.op = STATE_OP_OPEN, .flags = STATE_ASK_DATA,
+		.holder = &WB, .access = STATE_ACCESS_READ,
+	};
+	struct state_grant_ask stat_b = { .op = STATE_OP_OPEN,
+					  .holder = &WB };
+	struct state_grant_counts gc0, gc;
+	struct state_file *f = state_file_get(objs[0]);
+	struct state_grant *g;
+	struct wake wk;
+
+	(void)state;
+	state_grant_counts(&gc0);
+	memset(&blog, 0, sizeof(blog));
+	/* a lone open may have anything; a second one only level II */
+	assert_int_equal(state_grant_may(f, &WA, STATE_GRANT_OPLOCK, NULL,
+					 R | W | H), R | W | H);
+	g = grant_open(f, &WA, RW_, 0, STATE_GRANT_OPLOCK, R | W | H, 60000);
+	assert_int_equal(state_grant_may(f, &WB, STATE_GRANT_OPLOCK, NULL,
+					 R | W | H), R);
+	/* a stat open breaks nothing */
+	assert_int_equal(state_grant_break(f, &stat_b, NULL), 0);
+	assert_int_equal(blog.n, 0);
+	/* a data open breaks batch to level II and must wait */
+	wake_init(&wk);
+	assert_int_equal(state_grant_break(f, &open_b, &wk.wt), -EAGAIN);
+	assert_int_equal(blog.n, 1);
+	assert_int_equal(blog.from, R | W | H);
+	assert_int_equal(blog.to, R);
+	assert_true(blog.ack);
+	assert_true(state_grant_breaking(g, NULL));
+	assert_int_equal(state_grant_level(g), R | W | H);
+	/* nothing new is granted meanwhile; another opener waits too */
+	assert_int_equal(state_grant_may(f, &WC, STATE_GRANT_OPLOCK, NULL, R),
+			 0);
+	assert_int_equal(state_grant_break(f, &open_b, NULL), -EAGAIN);
+	assert_int_equal(blog.n, 1);
+	/* the answer ends the break and wakes the waiter */
+	assert_int_equal(state_grant_ack(g, R), 0);
+	assert_int_equal(atomic_load(&wk.woken), 1);
+	assert_false(state_grant_breaking(g, NULL));
+	assert_int_equal(state_grant_level(g), R);
+	assert_int_equal(state_grant_ack(g, 0), -EINVAL); /* none out */
+	assert_int_equal(state_grant_break(f, &open_b, NULL), 0);
+	/* another's write breaks level II to none at once, unanswered */
+	{
+		struct state_grant_ask wr = { .op = STATE_OP_WRITE,
+					      .holder = &WB };
+
+		assert_int_equal(state_grant_break(f, &wr, NULL), 0);
+		assert_int_equal(blog.n, 2);
+		assert_int_equal(blog.to, 0);
+		assert_false(blog.ack);
+		assert_int_equal(state_grant_level(g), 0);
+	}
+	state_grant_remove(g);
+	assert_int_equal(blog.released, 1);
+	state_share_release(f, &WA);
+	state_file_put(f);
+	state_grant_counts(&gc);
+	assert_int_equal(gc.grants, 0);
+	assert_int_equal(gc.breaks - gc0.breaks, 2);
+	assert_int_equal(gc.acked - gc0.acked, 1);
+	expect_clean();
+}
+
+static void test_grant_oplock_rules(void **state)
+{
+	const uint32_t RW_ = STATE_ACCESS_READ | STATE_ACCESS_WRITE;
+	struct state_file *f = state_file_get(objs[1]);
+	struct state_grant *g;
+	struct state_grant_ask ask = { .holder = &WB };
+
+	(void)state;
+	memset(&blog, 0, sizeof(blog));
+	/* exclusive, share none: a conflicting open breaks nothing (the
+	 * sharing violation comes at once) */
+	g = grant_open(f, &WA, RW_, STATE_SHARE_MASK, STATE_GRANT_OPLOCK,
+		       R | W, 60000);
+	ask.op = STATE_OP_OPEN;
+	ask.flags = STATE_ASK_DATA;
+	ask.access = STATE_ACCESS_READ;
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	assert_int_equal(blog.n, 0);
+	/* an overwriting open breaks it to none */
+	state_share_release(f, &WA);
+	assert_int_equal(state_share_acquire(f, &WA, RW_, 0), 0);
+	ask.flags |= STATE_ASK_OVERWRITE | STATE_ASK_WRITE;
+	assert_int_equal(state_grant_break(f, &ask, NULL), -EAGAIN);
+	assert_int_equal(blog.to, 0);
+	/* a removal ends the break */
+	state_grant_remove(g);
+	state_share_release(f, &WA);
+	/* batch, share none: the conflicting open breaks it to II */
+	memset(&blog, 0, sizeof(blog));
+	g = grant_open(f, &WA, RW_, STATE_SHARE_MASK, STATE_GRANT_OPLOCK,
+		       R | W | H, 60000);
+	ask.flags = STATE_ASK_DATA;
+	assert_int_equal(state_grant_break(f, &ask, NULL), -EAGAIN);
+	assert_int_equal(blog.to, R);
+	/* answering with more than offered keeps what the break left */
+	assert_int_equal(state_grant_ack(g, R | W), -ERANGE);
+	assert_int_equal(state_grant_level(g), R);
+	/* the holder's own write breaks its own level II ... */
+	ask.op = STATE_OP_WRITE;
+	ask.holder = &WA;
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	assert_int_equal(state_grant_level(g), 0);
+	state_grant_remove(g);
+	state_share_release(f, &WA);
+	/* ... but not its own exclusive one; reads, attribute changes and
+	 * renames break no oplock */
+	memset(&blog, 0, sizeof(blog));
+	g = grant_open(f, &WA, RW_, 0, STATE_GRANT_OPLOCK, R | W, 60000);
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	assert_int_equal(state_grant_level(g), R | W);
+	ask.holder = &WB;
+	ask.op = STATE_OP_SETATTR;
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	ask.op = STATE_OP_NAMESPACE;
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	assert_int_equal(blog.n, 0);
+	/* another's read takes W away: exclusive to II */
+	ask.op = STATE_OP_READ;
+	assert_int_equal(state_grant_break_op(objs[1], STATE_OP_READ),
+			 -EAGAIN);
+	assert_int_equal(blog.to, R);
+	/* byte-range locks refuse oplocks */
+	state_grant_remove(g);
+	{
+		struct state_range r = { 0, 9, false };
+
+		assert_int_equal(state_lock(f, &PB, &r, true, NULL, NULL), 0);
+		assert_int_equal(state_grant_may(f, &WA, STATE_GRANT_OPLOCK,
+						 NULL, R | W | H), 0);
+		assert_int_equal(state_unlock(f, &PB, &r), 0);
+	}
+	state_share_release(f, &WA);
+	state_file_put(f);
+	expect_clean();
+}
+
+static void test_grant_timeout(void **state)
+{
+	const uint32_t RW_ = STATE_ACCESS_READ | STATE_ACCESS_WRITE;
+	struct state_grant_ask ask = {
+		.op = STATE_OP_OPEN, .flags = STATE_ASK_DATA,
+		.holder = &WB, .access = STATE_ACCESS_READ,
+	};
+	struct state_file *f = state_file_get(objs[2]);
+	struct state_grant_counts gc0, gc;
+	struct state_grant *g;
+	struct wake wk, wk2;
+	int i;
+
+	(void)state;
+	state_grant_counts(&gc0);
+	memset(&blog, 0, sizeof(blog));
+	g = grant_open(f, &WA, RW_, 0, STATE_GRANT_OPLOCK, R | W | H, 50);
+	wake_init(&wk);
+	wake_init(&wk2);
+	assert_int_equal(state_grant_break(f, &ask, &wk.wt), -EAGAIN);
+	assert_int_equal(state_grant_break(f, &ask, &wk2.wt), -EAGAIN);
+	/* a waiter taken back is not woken */
+	assert_true(state_grant_unwait(&wk2.wt));
+	assert_false(state_grant_unwait(&wk2.wt));
+	for (i = 0; i < 200 && !atomic_load(&wk.woken); i++)
+		usleep(10000);
+	assert_int_equal(atomic_load(&wk.woken), 1);
+	assert_int_equal(atomic_load(&wk2.woken), 0);
+	assert_false(state_grant_unwait(&wk.wt));
+	/* unanswered: the holder keeps nothing */
+	assert_false(state_grant_breaking(g, NULL));
+	assert_int_equal(state_grant_level(g), 0);
+	assert_int_equal(blog.revoked, 1);
+	assert_int_equal(state_grant_ack(g, R), -EINVAL);
+	state_grant_counts(&gc);
+	assert_int_equal(gc.revoked - gc0.revoked, 1);
+	state_grant_remove(g);
+	state_share_release(f, &WA);
+	state_file_put(f);
+	expect_clean();
+}
+
+static void test_grant_deleg(void **state)
+{
+	struct state_grant_ask ask = { .op = STATE_OP_OPEN,
+				       .flags = STATE_ASK_DATA,
+				       .access = STATE_ACCESS_READ };
+	struct state_file *f = state_file_get(objs[3]);
+	struct state_grant *g;
+	int key_a;
+
+	(void)state;
+	memset(&blog, 0, sizeof(blog));
+	assert_int_equal(state_share_acquire(f, &PA, STATE_ACCESS_READ, 0), 0);
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R, &brk_ops,
+			    NULL, 60000);
+	assert_non_null(g);
+	/* readers live with a read delegation, a writer recalls it whole */
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	assert_int_equal(state_grant_break_op(objs[3], STATE_OP_READ), 0);
+	ask.key = &key_a; /* the holder's own client */
+	ask.flags |= STATE_ASK_WRITE;
+	ask.access |= STATE_ACCESS_WRITE;
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	ask.key = NULL;
+	assert_int_equal(state_grant_break(f, &ask, NULL), -EAGAIN);
+	assert_int_equal(blog.to, 0);
+	assert_true(blog.ack);
+	state_grant_remove(g); /* DELEGRETURN */
+	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
+	/* a write delegation: any other access recalls it */
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R | W,
+			    &brk_ops, NULL, 60000);
+	assert_int_equal(state_grant_break_op(objs[3], STATE_OP_READ),
+			 -EAGAIN);
+	state_grant_remove(g);
+	state_share_release(f, &PA);
+	state_file_put(f);
+	expect_clean();
+}
+
+/* A grant keeps its entry (and vfs object) without callers. */
+static void test_grant_lifetime(void **state)
+{
+	struct state_file *f = state_file_get(objs[4]);
+	struct state_grant *g;
+	struct state_counts c;
+
+	(void)state;
+	g = state_grant_add(f, &WA, STATE_GRANT_OPLOCK, NULL, R, &brk_ops,
+			    NULL, 60000);
+	assert_non_null(g);
+	state_file_put(f);
+	state_counts(&c);
+	assert_int_equal(c.files, 1);
+	assert_ptr_equal(state_file_find(objs[4]), f);
+	state_file_put(f);
+	state_grant_remove(g);
+	expect_clean();
+}
+
+#undef R
+#undef W
+#undef H
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -931,6 +1261,11 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_lifetime),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_grant_oplock_open),
+		cmocka_unit_test(test_grant_oplock_rules),
+		cmocka_unit_test(test_grant_timeout),
+		cmocka_unit_test(test_grant_deleg),
+		cmocka_unit_test(test_grant_lifetime),
 	};
 	char cmd[300];
 	int ret, i;
