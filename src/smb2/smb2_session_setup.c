@@ -280,12 +280,12 @@ uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body)
 		return STATUS_REQUEST_NOT_ACCEPTED;
 	}
 	if (s->state == SMB2_SESS_VALID) {
-		/* A reauthentication starts a fresh exchange (§3.3.5.5).
-		 * Its every step is answered signed with the session's keys
-		 * when the client signed it (§3.3.4.1.1): a client holding
-		 * keys drops an unsigned answer (smbtorture
+		/* A reauthentication (§3.3.5.5): its first step starts a
+		 * fresh exchange (none is kept after a logon), the next ones
+		 * continue it. Its every step is answered signed with the
+		 * session's keys when the client signed it (§3.3.4.1.1): a
+		 * client holding keys drops an unsigned answer (smbtorture
 		 * session.ntlmssp_bug14932, as Samba and Windows do). */
-		smb2_session_auth_free(s);
 		w->sign = (w->flags & SMB2_FLAGS_SIGNED) && s->have_keys;
 	} else if (w->conn->dialect == SMB2_DIALECT_0311) {
 		preauth_fold(s->preauth, w->msg.base + w->off, w->cmd_len);
