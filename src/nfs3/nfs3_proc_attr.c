@@ -2,6 +2,7 @@
 /* NFSv3 GETATTR, SETATTR, ACCESS (RFC 1813 §3.3.1, §3.3.2, §3.3.4). */
 
 #include "nfs3/nfs3_internal.h"
+#include "state/file_state.h"
 
 /**
  * nfs3_proc_getattr() - RFC 1813 §3.3.1: the object's attributes.
@@ -66,7 +67,10 @@ void nfs3_proc_setattr(struct rpc_call *call, const void *args, void *res)
 		goto out_status;
 	}
 	nfs3_sattr3_to_vfs(&a->new_attributes, &sa);
-	err = vfs_setattr(o, &sa);
+	err = state_grant_break_op(o, sa.set_size ? STATE_OP_WRITE
+						  : STATE_OP_SETATTR);
+	if (!err)
+		err = vfs_setattr(o, &sa);
 out_status:
 	r->status = nfs3_status(NFSPROC3_SETATTR, err);
 	nfs3_post_op_attr(o, &r->obj_wcc.after);

@@ -3,6 +3,7 @@
 
 #include "core/stats.h"
 #include "nfs3/nfs3_internal.h"
+#include "state/file_state.h"
 
 /* Only regular files carry data; a directory is EISDIR, others EINVAL. */
 static int data_type_check(const struct vfs_attr *va)
@@ -42,6 +43,12 @@ void nfs3_proc_read(struct rpc_call *call, const void *args, void *res)
 		flags |= VFS_READ_NOWAIT;
 	if (rq->caps & REQ_CAP_FILE)
 		flags |= VFS_READ_FILE_OK;
+	/* An SMB client caching writes (exclusive, batch) flushes first. */
+	err = state_grant_break_op(o, STATE_OP_READ);
+	if (err) {
+		nfs3_post_op_attr(o, &r->file_attributes);
+		goto out_status;
+	}
 	/* The vfs checks the type (EISDIR/EINVAL) and the permission. */
 	n = vfs_read_payload(o, a->offset, count, flags, &rd);
 	if (n == -EAGAIN && rq->nowait) {
@@ -103,6 +110,10 @@ void nfs3_proc_write(struct rpc_call *call, const void *args, void *res)
 		goto out_status;
 	}
 	err = data_type_check(&va);
+	if (err)
+		goto out_status;
+	/* SMB oplocks on the file break first (the client retries). */
+	err = state_grant_break_op(o, STATE_OP_WRITE);
 	if (err)
 		goto out_status;
 	/* The decoder has checked stable (0..2) and count == data length. */

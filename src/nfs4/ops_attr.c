@@ -7,6 +7,7 @@
 #include "nfs4/nfs4_int.h"
 #include "nfs4/ops.h"
 #include "nfs4/state/state.h"
+#include "state/file_state.h"
 
 /* nfs4_op_getattr() - RFC 8881 §18.7: gather, the encoder writes. */
 static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
@@ -65,6 +66,10 @@ static uint32_t nfs4_op_setattr(struct nfs4_compound *c, void *args,
 		if (st != NFS4_OK)
 			return st;
 	}
+	if (c->cur.obj &&
+	    state_grant_break_op(c->cur.obj, sa.set_size ? STATE_OP_WRITE
+							 : STATE_OP_SETATTR))
+		return NFS4ERR_DELAY;
 	err = vfs_setattr(c->cur.obj, &sa);
 	if (err)
 		return nfs4_status(OP_SETATTR, err);

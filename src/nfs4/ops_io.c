@@ -13,6 +13,7 @@
 #include "nfs4/nfs4_int.h"
 #include "nfs4/ops.h"
 #include "nfs4/state/state.h"
+#include "state/file_state.h"
 
 /*
  * The current fh as a regular file for @op: ISDIR for directories
@@ -75,6 +76,9 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 	st = nfs4_state_check_io(c, &a->stateid, false, a->offset, count);
 	if (st != NFS4_OK)
 		return st;
+	/* An SMB client caching writes (exclusive, batch) flushes first. */
+	if (state_grant_break_op(c->cur.obj, STATE_OP_READ))
+		return NFS4ERR_DELAY;
 	if (count > NFS4_IO_MAX)
 		count = NFS4_IO_MAX;
 	/* small reads are copied: cheap, and their reply stays cacheable */
@@ -146,6 +150,8 @@ static uint32_t nfs4_op_write(struct nfs4_compound *c, void *args, void *res)
 	st = nfs4_state_check_io(c, &a->stateid, true, a->offset, a->len);
 	if (st != NFS4_OK)
 		return st;
+	if (state_grant_break_op(c->cur.obj, STATE_OP_WRITE))
+		return NFS4ERR_DELAY;
 	/* stable_how4 and vfs_stable share their numbering (0..2) */
 	n = vfs_write(c->cur.obj, a->offset, a->data, a->len,
 		      (enum vfs_stable)a->stable);

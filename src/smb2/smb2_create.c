@@ -304,7 +304,8 @@ static uint32_t create_access(struct create_req *c, uint32_t maximal,
 /* The CREATE response body (§2.2.14) for @o, with the answered contexts. */
 static uint32_t create_reply(struct smb2_work *w, struct create_req *c,
 			     struct smb2_open *o, uint32_t action,
-			     const struct vfs_attr *a, uint32_t maximal)
+			     const struct vfs_attr *a, uint32_t maximal,
+			     uint8_t oplock)
 {
 	struct fscc_file_info fi;
 	struct smb2_buf *b = &w->rsp;
@@ -313,7 +314,7 @@ static uint32_t create_reply(struct smb2_work *w, struct create_req *c,
 
 	smb2_file_info(o, c->path, a, &fi);
 	attrs = fi.attributes;
-	if (!sb_put_u16(b, 89) || !sb_put_u8(b, SMB2_OPLOCK_LEVEL_NONE) ||
+	if (!sb_put_u16(b, 89) || !sb_put_u8(b, oplock) ||
 	    !sb_put_u8(b, 0) || !sb_put_u32(b, action) ||
 	    !sb_put_u64(b, fi.creation_time) ||
 	    !sb_put_u64(b, fi.last_access_time) ||
@@ -349,7 +350,9 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	struct vfs_obj *dir = NULL, *obj = NULL;
 	struct smb2_open *o = NULL;
 	struct vfs_attr a;
-	uint32_t st, action = FILE_OPENED, maximal, granted = 0, access;
+	uint32_t st, action = FILE_OPENED, maximal, granted = 0, access, deny;
+	struct state_file *sf;
+	bool stat_open;
 	bool created;
 	int err;
 
@@ -408,27 +411,67 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		goto out_put;
 	}
 
+	sf = state_file_get(obj);
+	if (!sf) {
+		st = STATUS_INSUFFICIENT_RESOURCES;
+		goto out_put;
+	}
+	/* An open without data or delete access (attributes, security)
+	 * takes no part in sharing, either way (MS-FSA 2.1.5.1.2.2): it
+	 * holds a share that denies nothing, for delete-pending only. */
+	access = smb2_access_share_bits(granted);
+	deny = access ? smb2_access_deny_bits(c.share) : 0;
+	/* Oplocks of other opens that this one conflicts with break first
+	 * (MS-FSA 2.1.5.1.2): a batch holder whose share modes refuse this
+	 * open may close; until the answers come, this CREATE waits. */
+	stat_open = !(granted & ~(SYNCHRONIZE | FILE_READ_ATTRIBUTES |
+				  FILE_WRITE_ATTRIBUTES)) &&
+		    action == FILE_OPENED;
+	/* A delete-pending file refuses the open before any oplock breaks
+	 * (smbtorture oplock.doc); state_share_acquire() checks again. */
+	if (action != FILE_CREATED && state_delete_pending(sf)) {
+		state_file_put(sf);
+		st = STATUS_DELETE_PENDING;
+		goto out_put;
+	}
+	if (action != FILE_CREATED) {
+		struct state_grant_ask ask = {
+			.op = STATE_OP_OPEN,
+			.access = access,
+			.deny = deny,
+		};
+
+		if (!stat_open)
+			ask.flags |= STATE_ASK_DATA;
+		if (granted & (FILE_WRITE_DATA | FILE_APPEND_DATA))
+			ask.flags |= STATE_ASK_WRITE;
+		if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED)
+			ask.flags |= STATE_ASK_OVERWRITE;
+		st = smb2_grant_break(w, sf, NULL, &ask);
+		if (st != STATUS_SUCCESS) {
+			state_file_put(sf);
+			goto out_put;
+		}
+	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
+		state_file_put(sf);
 		st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_put;
 	}
 	atomic_init(&o->refs, 1);
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_mutex_init(&o->dir_mu, NULL);
+	o->sf = sf;
 	o->path = strdup(c.path);
-	o->sf = state_file_get(obj);
-	if (!o->path || !o->sf) {
+	if (!o->path) {
+		state_file_put(o->sf);
+		o->sf = NULL;
 		st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_free;
 	}
 	h.id = o;
-	/* An open without data or delete access (attributes, security)
-	 * takes no part in sharing, either way (MS-FSA 2.1.5.1.2.2): it
-	 * holds a share that denies nothing, for delete-pending only. */
-	access = smb2_access_share_bits(granted);
-	err = state_share_acquire(o->sf, &h, access,
-				  access ? smb2_access_deny_bits(c.share) : 0);
+	err = state_share_acquire(o->sf, &h, access, deny);
 	if (err) {
 		state_file_put(o->sf);
 		o->sf = NULL;
@@ -493,7 +536,9 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 				    : STATUS_USER_SESSION_DELETED;
 		goto out_close;
 	}
-	st = create_reply(w, &c, o, action, &a, maximal);
+	st = create_reply(w, &c, o, action, &a, maximal,
+			  smb2_oplock_grant(w, o, c.oplock,
+					    stat_open));
 	if (st != STATUS_SUCCESS)
 		goto out_close;
 	/* Related commands that follow name this open by the all-ones id. */

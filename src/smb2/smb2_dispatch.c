@@ -193,6 +193,8 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 		.needs_session = true,
 		.needs_tree = true,
 		.uses_fid = true,
+		.rsp_max = 24,
+		.handle = smb2_cmd_oplock_break,
 	},
 };
 
@@ -403,8 +405,11 @@ void smb2_rsp_header(struct smb2_work *w, uint32_t status)
 	if (w->flags & SMB2_FLAGS_RELATED_OPERATIONS)
 		flags |= SMB2_FLAGS_RELATED_OPERATIONS;
 	w->err_data_len = 0;
-	w->granted = smb2_credit_grant(w->conn, w->credit_request,
-				       w->credit_charge);
+	/* After an interim response, which granted them, none (§3.3.4.3). */
+	w->granted = w->interim_sent ? 0
+				     : smb2_credit_grant(w->conn,
+							 w->credit_request,
+							 w->credit_charge);
 	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
 	put_le16(h + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
 	put_le16(h + SMB2_HDR_CREDIT_CHARGE, w->credit_charge);
@@ -420,6 +425,10 @@ void smb2_rsp_header(struct smb2_work *w, uint32_t status)
 		put_le32(h + SMB2_HDR_FLAGS, flags | SMB2_FLAGS_ASYNC_COMMAND);
 		put_le64(h + SMB2_HDR_ASYNC_ID, w->async_id);
 		w->sign = false;
+	} else if (w->interim_sent) {
+		/* The final response of a parked command (§3.3.4.3). */
+		put_le32(h + SMB2_HDR_FLAGS, flags | SMB2_FLAGS_ASYNC_COMMAND);
+		put_le64(h + SMB2_HDR_ASYNC_ID, w->async_id);
 	} else {
 		put_le32(h + SMB2_HDR_PROCESS_ID, w->process_id);
 		put_le32(h + SMB2_HDR_TREE_ID, w->tree_id);
@@ -583,6 +592,49 @@ static bool charge_covers(const struct smb2_work *w,
  * Run the current command; its response is left built in w->rsp. False:
  * out of memory, or (w->deferred) it must run on a worker.
  */
+/*
+ * The interim response of a command that waits parked (§3.3.4.2): its
+ * own message, STATUS_PENDING with a new AsyncId and the credits, so that
+ * the client can go on (and answer the break it waits for) meanwhile.
+ * Only for a command alone in its message: one in a compound waits
+ * without (the responses before it would have to go first).
+ */
+static void send_interim(struct smb2_work *w)
+{
+	static const uint8_t body[9] = { SMB2_ERROR_STRUCTURE_SIZE };
+	struct req *m = transport_msg_new(w->req->conn);
+	struct smb2_conn *c = w->conn;
+	uint8_t *h;
+
+	if (!m)
+		return;
+	h = req_reply_start(m, SMB2_HDR_LEN + sizeof(body));
+	if (!h) {
+		transport_msg_free(m);
+		return;
+	}
+	memset(h, 0, SMB2_HDR_LEN);
+	pthread_mutex_lock(&c->mu);
+	w->async_id = ++c->next_async_id;
+	pthread_mutex_unlock(&c->mu);
+	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
+	put_le16(h + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
+	put_le16(h + SMB2_HDR_CREDIT_CHARGE, w->credit_charge);
+	put_le32(h + SMB2_HDR_STATUS, STATUS_PENDING);
+	put_le16(h + SMB2_HDR_COMMAND, w->command);
+	put_le16(h + SMB2_HDR_CREDIT,
+		 smb2_credit_grant(c, w->credit_request, w->credit_charge));
+	put_le32(h + SMB2_HDR_FLAGS,
+		 SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND);
+	put_le64(h + SMB2_HDR_MESSAGE_ID, w->message_id);
+	put_le64(h + SMB2_HDR_ASYNC_ID, w->async_id);
+	put_le64(h + SMB2_HDR_SESSION_ID, w->session_id);
+	memcpy(h + SMB2_HDR_LEN, body, sizeof(body));
+	req_reply_used(m, SMB2_HDR_LEN + sizeof(body));
+	w->interim_sent = true;
+	(void)transport_msg_send(m);
+}
+
 static bool run_command(struct smb2_work *w)
 {
 	const struct smb2_cmd *cmd;
@@ -671,7 +723,16 @@ static bool run_command(struct smb2_work *w)
 		goto out_finish;
 	}
 	w->req->defer = false;
+	w->parked = false;
 	status = cmd->handle(w, &body);
+	if (w->parked) {
+		/* It waits for an oplock break: parked, then run again from
+		 * its start (its credits are taken, its header decoded). */
+		w->deferred = true;
+		if (!w->interim_sent && w->index == 0 && !w->next_command)
+			send_interim(w);
+		return false;
+	}
 	if (w->req->defer && w->req->nowait) {
 		/* It would block here (a READ missing the page cache): the
 		 * worker runs it again from its start. */
@@ -762,6 +823,8 @@ enum req_verdict smb2_process(struct req *r)
 			goto out_violation;
 run:
 		if (!run_command(w)) {
+			if (w->parked)
+				return REQ_PARK;
 			if (w->deferred)
 				return REQ_DEFER;
 			break; /* out of memory: what is done goes */
@@ -790,6 +853,17 @@ out_violation:
 			"violation, closing the connection");
 	transport_conn_shutdown(r->conn);
 	return REQ_DROP;
+}
+
+/*
+ * smb2_release() - the transport's release hook: a request deferred or
+ * parked whose connection closed before it ran again lets go of what its
+ * commands held.
+ */
+void smb2_release(struct req *r)
+{
+	if (r->proto)
+		work_release(r->proto);
 }
 
 /*

@@ -48,6 +48,7 @@
 #include "smb2/crypto.h"
 #include "smb2/smb2_buf.h"
 #include "smb2/smb2_wire.h"
+#include "state/file_state.h"
 
 struct conn;
 struct vfs_obj;
@@ -205,6 +206,9 @@ struct smb2_open {
 	bool dir_literal;            /* the pattern has no wildcard */
 	struct wildcard *dir_pattern; /* NULL until the first query */
 	uint32_t ea_index;           /* FullEa enumeration: EAs returned */
+	/* Its oplock (smb2_oplock.c): set at CREATE, removed at close. */
+	struct state_grant *grant;
+	struct conn *grant_conn;     /* referenced while set: breaks go here */
 };
 
 /*
@@ -260,6 +264,11 @@ struct smb2_work {
 	/* The handler's body goes with its error status (an IOCTL's
 	 * copychunk answer, MS-SMB2 §3.3.5.15.6.1). */
 	bool keep_body;
+	/* The command waits for an oplock break (smb2_grant_break): the
+	 * request is parked and runs the command again when woken. */
+	bool parked;
+	bool interim_sent;           /* its STATUS_PENDING went out */
+	struct state_grant_waiter park_wt;
 };
 
 /* One command (MS-SMB2 §3.3.5): its handler and what it needs. */
@@ -309,6 +318,7 @@ extern atomic_ullong smb2_n_trees, smb2_n_opens, smb2_n_credits,
 /* smb2_stats_init() - give each command a counter in `nasd stats`. */
 void smb2_stats_init(void);
 enum req_verdict smb2_process(struct req *r);
+void smb2_release(struct req *r);
 bool smb2_may_inline(void *conn_priv, const uint8_t *msg, size_t len);
 /*
  * smb2_rsp_room() - make the response body able to hold @n more bytes
@@ -404,6 +414,31 @@ uint32_t smb2_cmd_change_notify(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_query_directory(struct smb2_work *w, struct smb2_buf *body);
 /* smb2_ioctl.c */
 uint32_t smb2_cmd_ioctl(struct smb2_work *w, struct smb2_buf *body);
+/* smb2_oplock.c */
+/*
+ * smb2_oplock_grant() - the oplock CREATE gives open @o for @requested
+ * (the request's OplockLevel): what the file state allows now; none for
+ * a @stat_open (attributes only) of a file that existed.
+ */
+uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
+			  uint8_t requested, bool stat_open);
+/* smb2_oplock_release() - @o's oplock goes (close). */
+void smb2_oplock_release(struct smb2_open *o);
+/*
+ * smb2_grant_break() - the command is about to do @ask to the file of
+ * @sf (or, @sf NULL, of @obj): break what conflicts. STATUS_SUCCESS to go
+ * on; STATUS_PENDING when it must wait for a break's answer: the handler
+ * then returns that at once, having undone what it did, and runs again
+ * from its start when the break ends.
+ */
+uint32_t smb2_grant_break(struct smb2_work *w, struct state_file *sf,
+			  struct vfs_obj *obj,
+			  const struct state_grant_ask *ask);
+/* smb2_open_break() - smb2_grant_break() of @op through open @o (its own
+ * oplock is not broken). */
+uint32_t smb2_open_break(struct smb2_work *w, struct smb2_open *o,
+			 enum state_grant_op op);
+uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body);
 /* smb2_rw.c */
 uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body);

@@ -201,6 +201,11 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 		}
 		goto out_reply;
 	}
+	/* Locking breaks level II oplocks, the locker's own too (MS-FSA
+	 * 2.1.5.7; smbtorture oplock.brl1). */
+	st = smb2_open_break(w, o, STATE_OP_WRITE);
+	if (st != STATUS_SUCCESS)
+		goto out_put;
 	/* §3.3.5.14.2: an unlock among locks fails the request, and the
 	 * locks it took go back like those of a lock that conflicts. */
 	for (taken = 0; taken < count; taken++) {

@@ -29,6 +29,7 @@
 #include "smb2/smb2_path.h"
 #include "smb2/smb2_session.h"
 #include "state/file_state.h"
+#include "transport/transport.h"
 #include "vfs/vfs.h"
 
 static uint32_t bucket(uint64_t v)
@@ -194,6 +195,8 @@ static void open_free(struct smb2_open *o)
 	if (o->obj)
 		vfs_obj_put(o->obj);
 	smb2_tree_put(o->tree);
+	if (o->grant_conn)
+		transport_conn_put(o->grant_conn);
 	pthread_mutex_destroy(&o->mu);
 	pthread_mutex_destroy(&o->dir_mu);
 	free(o->path);
@@ -255,6 +258,9 @@ static int open_release(struct smb2_open *o)
 	if (mark)
 		state_delete_pending_set(o->sf, true);
 	del = state_share_release_last(o->sf, &h);
+	/* Its oplock last: a break waiting for this close ends, and the
+	 * opens it held back find the share gone. */
+	smb2_oplock_release(o);
 	if (del) {
 		char *path = smb2_open_path(o, NULL);
 

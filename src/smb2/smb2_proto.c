@@ -68,6 +68,7 @@ static const struct transport_proto smb2_tcp = {
 	.max_inflight = SMB2_MAX_INFLIGHT,
 	.may_inline = smb2_may_inline,
 	.process = smb2_process,
+	.release = smb2_release,
 	.conn_init = smb2_conn_init_hook,
 	.conn_close = smb2_conn_close_hook,
 	.conn_free = smb2_conn_free_hook,

@@ -198,6 +198,11 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 		st = STATUS_FILE_LOCK_CONFLICT;
 		goto out_put;
 	}
+	/* Level II oplocks of other opens, and NFS clients' grants, break
+	 * before the data changes. */
+	st = smb2_open_break(w, o, STATE_OP_WRITE);
+	if (st != STATUS_SUCCESS)
+		goto out_put;
 	if ((flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
 	    (o->create_options & FILE_WRITE_THROUGH_OPT))
 		stable = VFS_DATA_SYNC;

@@ -286,6 +286,10 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 		st = STATUS_ACCESS_DENIED;
 		goto out_put;
 	}
+	/* Handle caching of the file's other opens breaks first. */
+	st = smb2_open_break(w, o, STATE_OP_NAMESPACE);
+	if (st != STATUS_SUCCESS)
+		goto out_put;
 	copy = strdup(tpath);
 	if (!copy) {
 		st = STATUS_INSUFFICIENT_RESOURCES;
@@ -363,16 +367,22 @@ static uint32_t set_link(struct smb2_work *w, struct smb2_open *o,
 	return st;
 }
 
-static uint32_t set_size(struct smb2_open *o, uint64_t size, bool alloc)
+static uint32_t set_size(struct smb2_work *w, struct smb2_open *o,
+			 uint64_t size, bool alloc)
 {
 	struct vfs_sattr sa = { .set_size = true, .size = size };
 	struct vfs_attr a;
+	uint32_t st;
 	int err;
 
 	if (!(o->access & FILE_WRITE_DATA))
 		return STATUS_ACCESS_DENIED;
 	if (o->is_dir)
 		return STATUS_INVALID_PARAMETER;
+	/* Level II oplocks break on either (smbtorture oplock.batch12). */
+	st = smb2_open_break(w, o, STATE_OP_WRITE);
+	if (st != STATUS_SUCCESS)
+		return st;
 	if (alloc) {
 		/* MS-FSA 2.1.5.15.1: an allocation below the end of file
 		 * truncates it; above, nothing is preallocated here. */
@@ -431,11 +441,11 @@ static uint32_t set_file(struct smb2_work *w, struct smb2_open *o,
 	case FileAllocationInformation:
 		fs = fscc_dec_FILE_ALLOCATION_INFORMATION(in, &v64);
 		return fs != FSCC_OK ? fscc_ntstatus(fs)
-				     : set_size(o, v64, true);
+				     : set_size(w, o, v64, true);
 	case FileEndOfFileInformation:
 		fs = fscc_dec_FILE_END_OF_FILE_INFORMATION(in, &v64);
 		return fs != FSCC_OK ? fscc_ntstatus(fs)
-				     : set_size(o, v64, false);
+				     : set_size(w, o, v64, false);
 	case FileFullEaInformation:
 		return o->access & FILE_WRITE_EA ? smb2_ea_apply(o->obj, in)
 						 : STATUS_ACCESS_DENIED;

@@ -38,6 +38,17 @@ client of nfs4_client.py. Checks:
      close deletes the file even though the NFSv4 open remains, and
      that open still reads the data; a file made again under the name
      over NFSv4 survives the close of the old delete-pending open;
+  6. oplocks (one caching-grant engine, src/state/grant.c): a lone SMB
+     open gets the batch oplock it asks for; a second SMB connection's
+     open is answered only after the holder acknowledged the
+     OPLOCK_BREAK to level II (unsigned, MessageId all ones, its FileId)
+     and gets level II itself; an acknowledgement with no break out is
+     STATUS_INVALID_OPLOCK_PROTOCOL; an NFSv4 WRITE breaks both level II
+     oplocks to none at once (no answer awaited); an NFSv4 OPEN of a file
+     under a batch oplock is NFS4ERR_DELAY, breaks it, and succeeds once
+     the holder answered; an NFSv4 READ of a file under an exclusive
+     oplock is NFS4ERR_DELAY until the holder flushed (answered); the
+     holder's close also ends a break;
   and the server exits 0 on SIGTERM without a sanitizer report.
 Prints "ok - NAME" / "not ok - NAME: DETAIL"; exit 1 on a failure, 77
 when impacket is missing.
@@ -111,6 +122,7 @@ class Smb:
         self.c.login(USER, PASSWORD)
         self.tid = self.c.connectTree(SHARE)
         self.srv = self.c.getSMBServer()
+        self.interims = set()
 
     def create(self, name, access, share, disp=s3.FILE_OPEN, options=0):
         """-> (NTSTATUS, file id or None)"""
@@ -187,6 +199,110 @@ class Smb:
             return OK
         except Exception as e:            # impacket raises its smb3 error
             return getattr(e, "get_error_code", lambda: -1)()
+
+    def create_oplock(self, name, access, share, level,
+                      disp=s3.FILE_OPEN_IF):
+        """Send a CREATE asking for oplock @level; -> message id."""
+        pkt = self.srv.SMB_PACKET()
+        pkt["Command"] = s3.SMB2_CREATE
+        pkt["TreeID"] = self.tid
+        req = s3.SMB2Create()
+        req["RequestedOplockLevel"] = level
+        req["ImpersonationLevel"] = s3.SMB2_IL_IMPERSONATION
+        req["DesiredAccess"] = access
+        req["ShareAccess"] = share
+        req["CreateDisposition"] = disp
+        req["CreateOptions"] = s3.FILE_NON_DIRECTORY_FILE
+        req["NameLength"] = len(name) * 2
+        req["Buffer"] = name.encode("utf-16le")
+        req["CreateContextsOffset"] = 0
+        req["CreateContextsLength"] = 0
+        pkt["Data"] = req
+        return self.srv.sendSMB(pkt)
+
+    def create_result(self, mid):
+        """-> (NTSTATUS, oplock level, file id) of CREATE @mid."""
+        ans = self.srv.recvSMB(mid)
+        if ans["Status"] != OK:
+            return ans["Status"], None, None
+        r = s3.SMB2Create_Response(ans["Data"])
+        fid = r["FileID"]
+        return (OK, r["OplockLevel"],
+                fid.getData() if hasattr(fid, "getData") else bytes(fid))
+
+    def open_oplock(self, name, access, share, level):
+        return self.create_result(
+            self.create_oplock(name, access, share, level))
+
+    def next_break(self, timeout=3.0):
+        """The next OPLOCK_BREAK notification: (level, file id, header
+        flags, session id) or None; other messages are kept for recvSMB."""
+        held = self.srv._Connection["OutstandingResponses"]
+        pkt = held.pop(0xFFFFFFFFFFFFFFFF, None)
+        sess = self.srv._NetBIOSSession
+        deadline = time.time() + timeout
+        while pkt is None and time.time() < deadline:
+            try:
+                data = sess.recv_packet(max(0.1, deadline - time.time()))
+            except Exception:
+                break
+            p = s3.SMB2Packet(data.get_trailer())
+            if p["MessageID"] == 0xFFFFFFFFFFFFFFFF:
+                pkt = p
+            else:
+                held[p["MessageID"]] = p
+        if pkt is None:
+            return None
+        n = s3.SMB2OplockBreakNotification(pkt["Data"])
+        return n["OplockLevel"], n["FileID"], pkt["Flags"], pkt["SessionID"]
+
+    def answered(self, mid, timeout=0.5):
+        """Has request @mid been answered within @timeout (without
+        consuming the answer)? An interim STATUS_PENDING is no answer;
+        it is noted in self.interims."""
+        held = self.srv._Connection["OutstandingResponses"]
+        if mid in held:
+            return True
+        sess = self.srv._NetBIOSSession
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                data = sess.recv_packet(max(0.05, deadline - time.time()))
+            except Exception:
+                return False
+            p = s3.SMB2Packet(data.get_trailer())
+            if p["Status"] == PENDING:
+                self.interims.add(p["MessageID"])
+                continue
+            held[p["MessageID"]] = p
+            if p["MessageID"] == mid:
+                return True
+        return False
+
+    def close_raw(self, fid):
+        """CLOSE of a FileId from create_result (impacket's own close
+        knows only the opens it made) -> NTSTATUS."""
+        pkt = self.srv.SMB_PACKET()
+        pkt["Command"] = s3.SMB2_CLOSE
+        pkt["TreeID"] = self.tid
+        req = s3.SMB2Close()
+        req["FileID"] = fid
+        pkt["Data"] = req
+        return self.srv.recvSMB(self.srv.sendSMB(pkt))["Status"]
+
+    def ack(self, fid, level):
+        """OPLOCK_BREAK acknowledgement -> (NTSTATUS, level answered)."""
+        pkt = self.srv.SMB_PACKET()
+        pkt["Command"] = s3.SMB2_OPLOCK_BREAK
+        pkt["TreeID"] = self.tid
+        req = s3.SMB2OplockBreakAcknowledgment()
+        req["OplockLevel"] = level
+        req["FileID"] = fid
+        pkt["Data"] = req
+        ans = self.srv.recvSMB(self.srv.sendSMB(pkt))
+        if ans["Status"] != OK:
+            return ans["Status"], None
+        return OK, s3.SMB2OplockBreakResponse(ans["Data"])["OplockLevel"]
 
     def logoff(self):
         self.c.logoff()
@@ -648,6 +764,120 @@ def start_nasd(nasd, nfs_port, smb_port, export, state, log):
     return p
 
 
+# ------------------------------------------------------------ case 6
+
+BATCH, EXCL, LEVEL2 = (s3.SMB2_OPLOCK_LEVEL_BATCH,
+                       s3.SMB2_OPLOCK_LEVEL_EXCLUSIVE,
+                       s3.SMB2_OPLOCK_LEVEL_II)
+
+
+NASD = ["", ""]   # the binary and its state directory (main)
+
+
+def stats_grants(w):
+    """nasd stats' "grants" value (-1 when it cannot be read)."""
+    import json
+    out = subprocess.run([NASD[0], "stats", "--state-dir", NASD[1],
+                          "--json"], capture_output=True, timeout=20)
+    try:
+        return json.loads(out.stdout)["values"]["grants"]
+    except (ValueError, KeyError):
+        return -1
+
+
+def fid_bytes(f):
+    return f.getData() if hasattr(f, "getData") else bytes(f)
+
+
+def t_oplocks(w):
+    w.mkfile("op1")
+    st, lvl, fid = w.smb.open_oplock("op1", RD | WD, R | W | D, BATCH)
+    if not (expect_nt("c6_smb_open_asks_batch", st, OK) and
+            check("c6_lone_open_gets_batch", lvl == BATCH, f"level {lvl}")):
+        return
+    st, _ = w.smb.ack(fid, LEVEL2)
+    expect_nt("c6_ack_without_break", st,
+              nt_errors.STATUS_INVALID_OPLOCK_PROTOCOL)
+    # a second client's open waits for the holder's answer
+    other = Smb(w.smb_port)
+    mid = other.create_oplock("op1", RD, R | W | D, BATCH)
+    b = w.smb.next_break()
+    if not check("c6_break_sent_to_holder", b is not None, "no break"):
+        other.quit()
+        return
+    check("c6_break_to_level2", b[0] == LEVEL2, f"level {b[0]}")
+    check("c6_break_names_the_open", fid_bytes(b[1]) == fid_bytes(fid),
+          f"{fid_bytes(b[1]).hex()} for {fid_bytes(fid).hex()}")
+    check("c6_break_unsigned_no_session",
+          not (b[2] & s3.SMB2_FLAGS_SIGNED) and b[3] == 0,
+          f"flags {b[2]:#x}, session {b[3]:#x}")
+    check("c6_second_open_waits_for_answer", not other.answered(mid),
+          "answered before the break was acknowledged")
+    check("c6_waiting_open_got_interim_pending", mid in other.interims,
+          "no STATUS_PENDING interim response")
+    st, lvl = w.smb.ack(fid, LEVEL2)
+    check("c6_ack_answered_level2", st == OK and lvl == LEVEL2,
+          f"{nt(st)} level {lvl}")
+    st, lvl2, fid2 = other.create_result(mid)
+    check("c6_second_open_gets_level2", st == OK and lvl2 == LEVEL2,
+          f"{nt(st)} level {lvl2}")
+    # an NFSv4 write breaks both level II oplocks to none, unanswered
+    r = w.nopen("op1", nc.ACCESS_BOTH, nc.DENY_NONE)
+    if expect("c6_nfs_open_past_level2", r.status, 0):
+        wr = w.nfs.write(r.fh, r.stateid, 0, b"nfs")
+        expect("c6_nfs_write_not_delayed_by_level2", wr.status, 0)
+        b1, b2 = w.smb.next_break(), other.next_break()
+        check("c6_write_breaks_level2_to_none",
+              b1 is not None and b2 is not None and b1[0] == 0 and
+              b2[0] == 0, f"{b1} {b2}")
+        w.nfs.close(r.fh, r.stateid)
+    st, _ = w.smb.ack(fid, 0)
+    expect_nt("c6_level2_break_needs_no_answer", st,
+              nt_errors.STATUS_INVALID_OPLOCK_PROTOCOL)
+    other.close_raw(fid2)
+    other.quit()
+    w.smb.close_raw(fid)
+
+    # an NFSv4 OPEN of a file under a batch oplock: DELAY until answered
+    w.mkfile("op2")
+    st, lvl, fid = w.smb.open_oplock("op2", RD | WD, R | W | D, BATCH)
+    if not check("c6_batch_again", st == OK and lvl == BATCH,
+                 f"{nt(st)} level {lvl}"):
+        return
+    r = w.nopen("op2", nc.ACCESS_READ, nc.DENY_NONE)
+    expect("c6_nfs_open_under_batch_delayed", r.status, nc.DELAY)
+    b = w.smb.next_break()
+    check("c6_nfs_open_breaks_batch", b is not None and b[0] == LEVEL2,
+          f"{b}")
+    r = w.nopen("op2", nc.ACCESS_READ, nc.DENY_NONE)
+    expect("c6_nfs_open_delayed_until_answer", r.status, nc.DELAY)
+    expect_nt("c6_ack_nfs_break", w.smb.ack(fid, LEVEL2)[0], OK)
+    r = w.nopen("op2", nc.ACCESS_READ, nc.DENY_NONE)
+    if expect("c6_nfs_open_after_answer", r.status, 0):
+        w.nfs.close(r.fh, r.stateid)
+    w.smb.close_raw(fid)
+
+    # an NFSv4 READ of a file under an exclusive oplock: the holder
+    # flushes first; its close ends the break too
+    w.mkfile("op3")
+    r = w.nopen("op3", nc.ACCESS_READ, nc.DENY_NONE)
+    if not expect("c6_nfs_open_op3", r.status, 0):
+        return
+    w.nfs.close(r.fh, r.stateid)
+    st, lvl, fid = w.smb.open_oplock("op3", RD | WD, R | W | D, EXCL)
+    check("c6_exclusive", st == OK and lvl == EXCL, f"{nt(st)} level {lvl}")
+    rd = w.nfs.read(r.fh, nc.ANON_STATEID, 0, 16)
+    expect("c6_nfs_read_under_exclusive_delayed", rd.status, nc.DELAY)
+    b = w.smb.next_break()
+    check("c6_nfs_read_breaks_exclusive", b is not None and b[0] == LEVEL2,
+          f"{b}")
+    w.smb.close_raw(fid)
+    rd = w.nfs.read(r.fh, nc.ANON_STATEID, 0, 16)
+    expect("c6_nfs_read_after_holder_closed", rd.status, 0)
+    check("c6_grants_all_gone", stats_grants(w) == 0,
+          f"nasd stats: {stats_grants(w)} grants")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -661,6 +891,7 @@ def main():
     os.chmod(export, 0o777)
     os.mkdir(state)
     nfs_port, smb_port = port_pair()
+    NASD[:] = [nasd, state]
     logpath = os.path.join(tmp, "nasd.log")
     log = open(logpath, "w")
     proc = start_nasd(nasd, nfs_port, smb_port, export, state, log)
@@ -671,7 +902,8 @@ def main():
             print(open(logpath, errors="replace").read()[-3000:])
             return 1
         for t in (t_remove, t_share_modes, t_locks_smb_first,
-                  t_locks_nfs_first, t_release, t_delete_pending):
+                  t_locks_nfs_first, t_release, t_delete_pending,
+                  t_oplocks):
             try:
                 w = World(nfs_port, smb_port, export)
                 t(w)

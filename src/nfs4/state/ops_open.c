@@ -504,6 +504,26 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 		status = open_check_file(c, access, &fs);
 	if (status != NFS4_OK)
 		goto out_seqid;
+	/* SMB oplocks this open conflicts with break first; the client
+	 * retries the OPEN meanwhile (no client lock is held here: the
+	 * break goes out on this thread). */
+	{
+		struct state_grant_ask ask = {
+			.op = STATE_OP_OPEN,
+			.flags = STATE_ASK_DATA,
+			.access = access & STATE_SHARE_MASK,
+			.deny = a->share_deny & STATE_SHARE_MASK,
+		};
+
+		if (access & OPEN4_SHARE_ACCESS_WRITE)
+			ask.flags |= STATE_ASK_WRITE;
+		if (fs.truncate)
+			ask.flags |= STATE_ASK_OVERWRITE;
+		if (state_grant_break_obj(fs.obj, &ask, NULL)) {
+			status = NFS4ERR_DELAY;
+			goto out_seqid;
+		}
+	}
 
 	nfs4_client_lock(cl);
 	status = open_state(c, o, fs.obj, access, a->share_deny, r,

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Oplocks (MS-SMB2 §2.2.23.1, §2.2.24.1, §2.2.25.1, §3.3.4.6, §3.3.5.22.1):
+ * level II, exclusive and batch, as grants of the shared file state's
+ * engine (state/grant.c: R, RW, RWH), so that an NFS client's write
+ * breaks an SMB client's oplock as another SMB open does.
+ *
+ *   grant     CREATE asks, the engine says what this open may have now
+ *             (exclusive or batch only without another open of the file)
+ *   break     the engine's send_break: an OPLOCK_BREAK notification on
+ *             the holder's connection (MessageId all ones, unsigned)
+ *   wait      a command that conflicts with a break needing an answer
+ *             parks its request (REQ_PARK) until the break ends and then
+ *             runs again from its start; no thread waits
+ *   ack       the client's OPLOCK_BREAK acknowledgement ends the break;
+ *             its close ends it too; after 35 s the oplock is the break's
+ *             level anyway (Windows' and Samba's timeout)
+ */
+#include "smb2/smb2_int.h"
+
+#include <string.h>
+
+#include "core/log.h"
+#include "smb2/smb2_open.h"
+#include "smb2/smb2_session.h"
+#include "state/file_state.h"
+#include "transport/transport.h"
+
+#define OPLOCK_BREAK_TIMEOUT_MS 35000
+/* The notification (§2.2.23.1) and the acknowledgement (§2.2.24.1). */
+#define OPLOCK_BREAK_SIZE 24
+
+static uint32_t level_bits(uint8_t oplock)
+{
+	switch (oplock) {
+	case SMB2_OPLOCK_LEVEL_II:
+		return STATE_GRANT_R;
+	case SMB2_OPLOCK_LEVEL_EXCLUSIVE:
+		return STATE_GRANT_R | STATE_GRANT_W;
+	case SMB2_OPLOCK_LEVEL_BATCH:
+		return STATE_GRANT_MASK;
+	default:
+		return 0;
+	}
+}
+
+static uint8_t level_wire(uint32_t bits)
+{
+	if (bits & STATE_GRANT_H)
+		return SMB2_OPLOCK_LEVEL_BATCH;
+	if (bits & STATE_GRANT_W)
+		return SMB2_OPLOCK_LEVEL_EXCLUSIVE;
+	if (bits & STATE_GRANT_R)
+		return SMB2_OPLOCK_LEVEL_II;
+	return SMB2_OPLOCK_LEVEL_NONE;
+}
+
+/* The engine asks: send the OPLOCK_BREAK notification (§3.3.4.6). */
+static void send_break(struct state_grant *g, uint32_t from, uint32_t to,
+		       bool ack_needed)
+{
+	struct smb2_open *o = state_grant_arg(g);
+	struct req *m;
+	uint8_t *p;
+	size_t n = SMB2_HDR_LEN + OPLOCK_BREAK_SIZE;
+
+	(void)from;
+	(void)ack_needed;
+	if (atomic_load(&o->dead))
+		return; /* closing: its close ends the break */
+	m = transport_msg_new(o->grant_conn);
+	if (!m)
+		return; /* the connection is gone: the break times out */
+	p = req_reply_start(m, n);
+	if (!p) {
+		transport_msg_free(m);
+		return;
+	}
+	memset(p, 0, n);
+	put_le32(p + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
+	put_le16(p + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
+	put_le16(p + SMB2_HDR_COMMAND, SMB2_OPLOCK_BREAK);
+	put_le32(p + SMB2_HDR_FLAGS, SMB2_FLAGS_SERVER_TO_REDIR);
+	put_le64(p + SMB2_HDR_MESSAGE_ID, UINT64_MAX);
+	p += SMB2_HDR_LEN;
+	put_le16(p, OPLOCK_BREAK_SIZE);
+	p[2] = level_wire(to);
+	put_le64(p + 8, o->persistent);
+	put_le64(p + 16, o->volatile_id);
+	req_reply_used(m, n);
+	log_debug("smb2: oplock break of %s to %u", o->path, (unsigned)p[2]);
+	(void)transport_msg_send(m);
+}
+
+static void grant_release(void *arg)
+{
+	smb2_open_put(arg);
+}
+
+static const struct state_grant_ops oplock_ops = {
+	.send_break = send_break,
+	.release = grant_release,
+};
+
+uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
+			  uint8_t requested, bool stat_open)
+{
+	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
+	uint32_t want = level_bits(requested), may;
+
+	/* A stat open of an existing file gets none (Samba; smbtorture
+	 * oplock.exclusive4, batch8), nor does a directory. */
+	if (!want || o->is_dir || !o->sf || stat_open)
+		return SMB2_OPLOCK_LEVEL_NONE;
+	may = state_grant_may(o->sf, &h, STATE_GRANT_OPLOCK, NULL, want);
+	if (!may)
+		return SMB2_OPLOCK_LEVEL_NONE;
+	smb2_open_get(o); /* the grant's, given back by grant_release */
+	o->grant_conn = w->req->conn;
+	transport_conn_get(o->grant_conn);
+	o->grant = state_grant_add(o->sf, &h, STATE_GRANT_OPLOCK, NULL, may,
+				   &oplock_ops, o, OPLOCK_BREAK_TIMEOUT_MS);
+	if (!o->grant) {
+		transport_conn_put(o->grant_conn);
+		o->grant_conn = NULL;
+		smb2_open_put(o);
+		return SMB2_OPLOCK_LEVEL_NONE;
+	}
+	return level_wire(may);
+}
+
+void smb2_oplock_release(struct smb2_open *o)
+{
+	if (o->grant) {
+		state_grant_remove(o->grant);
+		o->grant = NULL;
+	}
+}
+
+/* The engine woke a parked request: run it again. */
+static void park_wake(struct state_grant_waiter *wt)
+{
+	transport_req_resume(wt->arg);
+}
+
+uint32_t smb2_grant_break(struct smb2_work *w, struct state_file *sf,
+			  struct vfs_obj *obj,
+			  const struct state_grant_ask *ask)
+{
+	int err;
+
+	w->park_wt.fn = park_wake;
+	w->park_wt.arg = w->req;
+	err = sf ? state_grant_break(sf, ask, &w->park_wt)
+		 : state_grant_break_obj(obj, ask, &w->park_wt);
+	if (err != -EAGAIN)
+		return STATUS_SUCCESS;
+	w->parked = true;
+	return STATUS_PENDING;
+}
+
+uint32_t smb2_open_break(struct smb2_work *w, struct smb2_open *o,
+			 enum state_grant_op op)
+{
+	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
+	struct state_grant_ask ask = { .op = op, .holder = &h };
+
+	return o->sf ? smb2_grant_break(w, o->sf, NULL, &ask) : STATUS_SUCCESS;
+}
+
+/*
+ * OPLOCK_BREAK acknowledgement (§3.3.5.22.1): the open's break ends at
+ * the level the client keeps; the response says it again (§2.2.25.1).
+ */
+uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body)
+{
+	struct smb2_open *o;
+	uint8_t level;
+	uint64_t p, v;
+	uint32_t st;
+
+	if (!sb_skip(body, 2) || !sb_get_u8(body, &level) ||
+	    !sb_skip(body, 5) || !sb_get_u64(body, &p) ||
+	    !sb_get_u64(body, &v))
+		return STATUS_INVALID_PARAMETER;
+	st = smb2_open_lookup(w, p, v, &o);
+	if (st != STATUS_SUCCESS)
+		return st;
+	/* No break out to answer (a level II break needs none): Samba's
+	 * answer, which smbtorture oplock.levelii500 expects (MS-SMB2 now
+	 * says STATUS_INVALID_DEVICE_STATE). */
+	if (!o->grant || !state_grant_breaking(o->grant, NULL)) {
+		st = STATUS_INVALID_OPLOCK_PROTOCOL;
+		goto out;
+	}
+	/* A level that is not one: refused, the break stays out. */
+	if (level != SMB2_OPLOCK_LEVEL_NONE && level != SMB2_OPLOCK_LEVEL_II) {
+		st = STATUS_INVALID_PARAMETER;
+		goto out;
+	}
+	/* Level II after a break to none keeps none (as Samba). */
+	if (state_grant_ack(o->grant, level_bits(level)) == -EINVAL) {
+		st = STATUS_INVALID_OPLOCK_PROTOCOL; /* ended meanwhile */
+		goto out;
+	}
+	if (!sb_put_u16(&w->rsp, OPLOCK_BREAK_SIZE) ||
+	    !sb_put_u8(&w->rsp, level_wire(state_grant_level(o->grant))) ||
+	    !sb_put_u8(&w->rsp, 0) || !sb_put_u32(&w->rsp, 0) ||
+	    !sb_put_u64(&w->rsp, o->persistent) ||
+	    !sb_put_u64(&w->rsp, o->volatile_id))
+		st = STATUS_INSUFFICIENT_RESOURCES;
+out:
+	smb2_open_put(o);
+	return st;
+}
