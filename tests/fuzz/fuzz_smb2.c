@@ -242,6 +242,72 @@ static void check_responses(const uint8_t *p, size_t len,
 	}
 }
 
+/* ---- parked requests (REQ_PARK: a CREATE waiting for an oplock break) */
+
+struct parked {
+	struct req rq;
+	struct parked *next;
+	uint8_t *arena;
+	uint8_t *msg;
+	atomic_bool resumed;
+};
+
+static struct parked *parked_head;
+
+void __wrap_transport_req_resume(struct req *r);
+void __wrap_transport_req_resume(struct req *r)
+{
+	struct parked *p = (struct parked *)(void *)r;
+
+	FUZZ_CHECK(!atomic_exchange(&p->resumed, true));
+}
+
+static void parked_free(struct parked *p)
+{
+	req_finish(&p->rq);
+	free(p->arena);
+	free(p->msg);
+	free(p);
+}
+
+/*
+ * Run the parked requests that were resumed again, as the transport's
+ * worker would; once the connection is closed (@gone) they are released
+ * unprocessed instead, and every one must have been resumed by then
+ * (the close ended the breaks they waited for).
+ */
+static void parked_poll(bool gone)
+{
+	const struct transport_proto *tp = smb2_transport_proto();
+	struct parked **pp = &parked_head, *p;
+	enum req_verdict v;
+
+	while ((p = *pp) != NULL) {
+		if (gone)
+			FUZZ_CHECK(atomic_load(&p->resumed));
+		if (!atomic_exchange(&p->resumed, false)) {
+			pp = &p->next;
+			continue;
+		}
+		if (gone) {
+			tp->release(&p->rq);
+			*pp = p->next;
+			parked_free(p);
+			continue;
+		}
+		p->rq.nowait = false;
+		v = tp->process(&p->rq);
+		if (v == REQ_PARK) {
+			pp = &p->next;
+			continue;
+		}
+		FUZZ_CHECK(v == REQ_REPLY || v == REQ_DROP);
+		FUZZ_CHECK(vfs_cred_set(&root_cred) == 0);
+		*pp = p->next;
+		parked_free(p);
+	}
+}
+
 /* ---- one connection ---- */
 
 static void req_prepare(struct req *rq, uint8_t *arena, struct smb2_conn *c,
@@ -285,36 +351,50 @@ static unsigned int walk_request(uint8_t *m, size_t len, uint64_t sid,
 	return n;
 }
 
+/* Run one message (@msg malloc'd: it is the request's from here). */
 static void run_message(struct smb2_conn *c, uint8_t *msg, size_t len,
 			uint64_t sid)
 {
-	static uint8_t arena[ARENA_SIZE];
 	static unsigned int turn;
 	static uint16_t cmds[MAX_CMDS];
 	static uint64_t mids[MAX_CMDS];
 	const struct transport_proto *tp = smb2_transport_proto();
+	struct parked *p = calloc(1, sizeof(*p));
+	struct req *rq;
 	enum req_verdict v;
 	unsigned int n;
-	struct req rq;
 	uint8_t *flat;
 	size_t rlen;
 
+	FUZZ_CHECK(p);
+	p->arena = malloc(ARENA_SIZE);
+	FUZZ_CHECK(p->arena);
+	p->msg = msg;
+	rq = &p->rq;
 	n = walk_request(msg, len, sid, cmds, mids);
-	req_prepare(&rq, arena, c, msg, len);
-	rq.nowait = ++turn % 2 == 0 && tp->may_inline(c, msg, len);
-	v = tp->process(&rq);
+	req_prepare(rq, p->arena, c, msg, len);
+	rq->nowait = ++turn % 2 == 0 && tp->may_inline(c, msg, len);
+	v = tp->process(rq);
 	if (v == REQ_DEFER) {
-		FUZZ_CHECK(rq.nowait);
-		rq.nowait = false;
-		v = tp->process(&rq);
+		FUZZ_CHECK(rq->nowait);
+		rq->nowait = false;
+		v = tp->process(rq);
+	}
+	if (v == REQ_PARK) {
+		/* It waits: the request, its memory and its message stay,
+		 * as the transport keeps them, and the stream goes on. */
+		p->next = parked_head;
+		parked_head = p;
+		FUZZ_CHECK(vfs_cred_set(&root_cred) == 0);
+		return;
 	}
 	FUZZ_CHECK(v == REQ_REPLY || v == REQ_DROP);
 	FUZZ_CHECK(vfs_cred_set(&root_cred) == 0);
 	if (v == REQ_REPLY && !atomic_load(&conn_shut)) {
-		rlen = req_reply_len(&rq);
+		rlen = req_reply_len(rq);
 		flat = malloc(rlen ? rlen : 1);
 		FUZZ_CHECK(flat);
-		FUZZ_CHECK(req_reply_copy(&rq, 0, flat, rlen) ==
+		FUZZ_CHECK(req_reply_copy(rq, 0, flat, rlen) ==
 			   (ssize_t)rlen);
 		if (len >= 4 && get_le32(msg) == SMB1_PROTOCOL_ID) {
 			cmds[0] = SMB2_NEGOTIATE;
@@ -324,7 +404,7 @@ static void run_message(struct smb2_conn *c, uint8_t *msg, size_t len,
 		check_responses(flat, rlen, cmds, mids, n);
 		free(flat);
 	}
-	req_finish(&rq);
+	parked_free(p);
 }
 
 /* A negotiated connection with a valid session (control bit 0). */
@@ -392,9 +472,10 @@ static void run_stream(const uint8_t *data, size_t size)
 		memcpy(msg, data + off, len);
 		off += len;
 		run_message(c, msg, len, sid);
-		free(msg);
+		parked_poll(false);
 	}
 	tp->conn_close(FAKE_CONN, priv);
+	parked_poll(true);
 	/* Async operations give their references back as they end. */
 	for (i = 0; i < 2000 && atomic_load(&conn_refs) > 1; i++)
 		usleep(1000);

@@ -630,7 +630,7 @@ def smb2_negotiate(dialects=(0x311, 0x302, 0x300, 0x210)):
 
 
 def smb2_create(name, disposition=1, access=0x12019F, options=0,
-                ctx=b""):
+                ctx=b"", oplock=0):
     n = utf16(name)
     buf = n if n else b"\0"
     coff = 0
@@ -638,7 +638,8 @@ def smb2_create(name, disposition=1, access=0x12019F, options=0,
         buf += b"\0" * (-len(buf) % 8)
         coff = 120 + len(buf)
         buf += ctx
-    return le16(57) + b"\0\0" + le32(2) + le64(0) + le64(0) + \
+    return le16(57) + b"\0" + bytes([oplock]) + le32(2) + le64(0) + \
+        le64(0) + \
         le32(access) + le32(0x80) + le32(7) + le32(disposition) + \
         le32(options) + le16(120) + le16(len(n)) + le32(coff) + \
         le32(len(ctx)) + buf
@@ -757,6 +758,20 @@ def smb2_seeds():
         smb2_frame((smb2_hdr(4, 2), echo)) + t.replace(
         le64(0) + le32(0xFEFF), le64(3) + le32(0xFEFF), 1) + \
         smb2_frame((smb2_hdr(2, 4), echo))
+    # an oplock broken by a second open, which parks until the answer;
+    # then a write breaks level II, and an answer with none out
+    def brk_ack(level, fid):
+        return le16(24) + bytes([level]) + b"\0" + le32(0) + le64(fid) + \
+            le64(fid)
+    s["oplock-break"] = b"\1" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("hello.txt", oplock=9))) + \
+        smb2_frame((smb2_hdr(5, 2), smb2_create("hello.txt", oplock=9))) + \
+        smb2_frame((smb2_hdr(18, 3), brk_ack(1, 1))) + \
+        smb2_frame((smb2_hdr(9, 4), write(b"x").replace(ff, le64(2) +
+                                                        le64(2)))) + \
+        smb2_frame((smb2_hdr(18, 5), brk_ack(0, 1))) + \
+        smb2_frame((smb2_hdr(5, 6), smb2_create("hello.txt", 5,
+                                                oplock=8)))
     return s
 
 
