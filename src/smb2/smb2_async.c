@@ -108,17 +108,42 @@ static bool list_unlink(struct smb2_async *a)
 	return found;
 }
 
+/** smb2_msg_start() - see smb2_int.h. */
+struct req *smb2_msg_start(struct conn *tconn, size_t len, uint16_t cmd,
+			   uint32_t status, uint32_t flags, uint64_t mid,
+			   uint8_t **hdr)
+{
+	struct req *m = transport_msg_new(tconn);
+	uint8_t *p;
+
+	if (!m)
+		return NULL; /* the connection is gone */
+	p = req_reply_start(m, len);
+	if (!p) {
+		transport_msg_free(m);
+		return NULL;
+	}
+	memset(p, 0, len);
+	put_le32(p + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
+	put_le16(p + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
+	put_le32(p + SMB2_HDR_STATUS, status);
+	put_le16(p + SMB2_HDR_COMMAND, cmd);
+	put_le32(p + SMB2_HDR_FLAGS, flags);
+	put_le64(p + SMB2_HDR_MESSAGE_ID, mid);
+	req_reply_used(m, len);
+	*hdr = p;
+	return m;
+}
+
 /* Build and send the final response of @a (§3.3.4.3, §3.3.4.4). */
 static void final_send(struct smb2_async *a, uint32_t status,
 		       const uint8_t *body, size_t len)
 {
-	struct req *m = transport_msg_new(a->tconn);
 	struct smb2_session *s = a->sess;
 	uint8_t *p, sig[SMB2_SIG_SIZE];
+	struct req *m;
 	size_t n;
 
-	if (!m)
-		return; /* the connection is gone: nobody to answer */
 	if (!body) {
 		/* The ERROR response (§2.2.2): 9 bytes. */
 		static const uint8_t err[9] = { SMB2_ERROR_STRUCTURE_SIZE };
@@ -127,24 +152,16 @@ static void final_send(struct smb2_async *a, uint32_t status,
 		len = sizeof(err);
 	}
 	n = SMB2_HDR_LEN + len;
-	p = req_reply_start(m, n);
-	if (!p) {
-		transport_msg_free(m);
-		return;
-	}
-	memset(p, 0, SMB2_HDR_LEN);
-	put_le32(p + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
-	put_le16(p + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
-	put_le32(p + SMB2_HDR_STATUS, status);
-	put_le16(p + SMB2_HDR_COMMAND, a->command);
+	m = smb2_msg_start(a->tconn, n, a->command, status,
+			   SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND,
+			   a->message_id, &p);
+	if (!m)
+		return; /* the connection is gone: nobody to answer */
 	/* The header matches the request's but for the credits granted:
 	 * none, they went with the interim response (§3.3.4.3). A zero
 	 * charge here sends impacket's window back onto a used MessageId. */
 	put_le16(p + SMB2_HDR_CREDIT_CHARGE, a->credit_charge);
 	put_le16(p + SMB2_HDR_CREDIT, 0);
-	put_le32(p + SMB2_HDR_FLAGS,
-		 SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND);
-	put_le64(p + SMB2_HDR_MESSAGE_ID, a->message_id);
 	put_le64(p + SMB2_HDR_ASYNC_ID, a->id);
 	put_le64(p + SMB2_HDR_SESSION_ID, a->session_id);
 	memcpy(p + SMB2_HDR_LEN, body, len);
@@ -157,7 +174,6 @@ static void final_send(struct smb2_async *a, uint32_t status,
 			      1, sig) == 0)
 			memcpy(p + SMB2_HDR_SIGNATURE, sig, SMB2_SIG_SIZE);
 	}
-	req_reply_used(m, n);
 	(void)transport_msg_send(m);
 }
 

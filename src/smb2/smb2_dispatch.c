@@ -601,36 +601,26 @@ static bool charge_covers(const struct smb2_work *w,
  */
 static void send_interim(struct smb2_work *w)
 {
-	static const uint8_t body[9] = { SMB2_ERROR_STRUCTURE_SIZE };
-	struct req *m = transport_msg_new(w->req->conn);
 	struct smb2_conn *c = w->conn;
+	struct req *m;
 	uint8_t *h;
 
+	/* the body: an ERROR response's 9 bytes */
+	m = smb2_msg_start(w->req->conn, SMB2_HDR_LEN + 9, w->command,
+			   STATUS_PENDING,
+			   SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND,
+			   w->message_id, &h);
 	if (!m)
 		return;
-	h = req_reply_start(m, SMB2_HDR_LEN + sizeof(body));
-	if (!h) {
-		transport_msg_free(m);
-		return;
-	}
-	memset(h, 0, SMB2_HDR_LEN);
 	pthread_mutex_lock(&c->mu);
 	w->async_id = ++c->next_async_id;
 	pthread_mutex_unlock(&c->mu);
-	put_le32(h + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
-	put_le16(h + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
 	put_le16(h + SMB2_HDR_CREDIT_CHARGE, w->credit_charge);
-	put_le32(h + SMB2_HDR_STATUS, STATUS_PENDING);
-	put_le16(h + SMB2_HDR_COMMAND, w->command);
 	put_le16(h + SMB2_HDR_CREDIT,
 		 smb2_credit_grant(c, w->credit_request, w->credit_charge));
-	put_le32(h + SMB2_HDR_FLAGS,
-		 SMB2_FLAGS_SERVER_TO_REDIR | SMB2_FLAGS_ASYNC_COMMAND);
-	put_le64(h + SMB2_HDR_MESSAGE_ID, w->message_id);
 	put_le64(h + SMB2_HDR_ASYNC_ID, w->async_id);
 	put_le64(h + SMB2_HDR_SESSION_ID, w->session_id);
-	memcpy(h + SMB2_HDR_LEN, body, sizeof(body));
-	req_reply_used(m, SMB2_HDR_LEN + sizeof(body));
+	put_le16(h + SMB2_HDR_LEN, SMB2_ERROR_STRUCTURE_SIZE);
 	w->interim_sent = true;
 	(void)transport_msg_send(m);
 }

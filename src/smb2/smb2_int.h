@@ -319,6 +319,16 @@ extern atomic_ullong smb2_n_trees, smb2_n_opens, smb2_n_credits,
 void smb2_stats_init(void);
 enum req_verdict smb2_process(struct req *r);
 void smb2_release(struct req *r);
+/*
+ * smb2_msg_start() - a message of the server's own on @tconn (interim and
+ * final async responses, oplock breaks): @len bytes, zeroed, its header's
+ * ProtocolId, StructureSize, @cmd, @status, @flags and MessageId @mid
+ * set; *@hdr points at it. NULL when the connection is gone or out of
+ * memory. The caller fills the rest, then transport_msg_send().
+ */
+struct req *smb2_msg_start(struct conn *tconn, size_t len, uint16_t cmd,
+			   uint32_t status, uint32_t flags, uint64_t mid,
+			   uint8_t **hdr);
 bool smb2_may_inline(void *conn_priv, const uint8_t *msg, size_t len);
 /*
  * smb2_rsp_room() - make the response body able to hold @n more bytes

@@ -68,26 +68,15 @@ static void send_break(struct state_grant *g, uint32_t from, uint32_t to,
 	(void)ack_needed;
 	if (atomic_load(&o->dead))
 		return; /* closing: its close ends the break */
-	m = transport_msg_new(o->grant_conn);
+	m = smb2_msg_start(o->grant_conn, n, SMB2_OPLOCK_BREAK, 0,
+			   SMB2_FLAGS_SERVER_TO_REDIR, UINT64_MAX, &p);
 	if (!m)
 		return; /* the connection is gone: the break times out */
-	p = req_reply_start(m, n);
-	if (!p) {
-		transport_msg_free(m);
-		return;
-	}
-	memset(p, 0, n);
-	put_le32(p + SMB2_HDR_PROTOCOL, SMB2_PROTOCOL_ID);
-	put_le16(p + SMB2_HDR_STRUCTURE_SIZE, SMB2_HDR_LEN);
-	put_le16(p + SMB2_HDR_COMMAND, SMB2_OPLOCK_BREAK);
-	put_le32(p + SMB2_HDR_FLAGS, SMB2_FLAGS_SERVER_TO_REDIR);
-	put_le64(p + SMB2_HDR_MESSAGE_ID, UINT64_MAX);
 	p += SMB2_HDR_LEN;
 	put_le16(p, OPLOCK_BREAK_SIZE);
 	p[2] = level_wire(to);
 	put_le64(p + 8, o->persistent);
 	put_le64(p + 16, o->volatile_id);
-	req_reply_used(m, n);
 	log_debug("smb2: oplock break of %s to %u", o->path, (unsigned)p[2]);
 	(void)transport_msg_send(m);
 }

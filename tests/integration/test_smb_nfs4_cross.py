@@ -200,12 +200,17 @@ class Smb:
         except Exception as e:            # impacket raises its smb3 error
             return getattr(e, "get_error_code", lambda: -1)()
 
+    def send_raw(self, cmd, req):
+        """Send command @cmd with body @req on the tree; -> message id."""
+        pkt = self.srv.SMB_PACKET()
+        pkt["Command"] = cmd
+        pkt["TreeID"] = self.tid
+        pkt["Data"] = req
+        return self.srv.sendSMB(pkt)
+
     def create_oplock(self, name, access, share, level,
                       disp=s3.FILE_OPEN_IF):
         """Send a CREATE asking for oplock @level; -> message id."""
-        pkt = self.srv.SMB_PACKET()
-        pkt["Command"] = s3.SMB2_CREATE
-        pkt["TreeID"] = self.tid
         req = s3.SMB2Create()
         req["RequestedOplockLevel"] = level
         req["ImpersonationLevel"] = s3.SMB2_IL_IMPERSONATION
@@ -217,8 +222,7 @@ class Smb:
         req["Buffer"] = name.encode("utf-16le")
         req["CreateContextsOffset"] = 0
         req["CreateContextsLength"] = 0
-        pkt["Data"] = req
-        return self.srv.sendSMB(pkt)
+        return self.send_raw(s3.SMB2_CREATE, req)
 
     def create_result(self, mid):
         """-> (NTSTATUS, oplock level, file id) of CREATE @mid."""
@@ -282,24 +286,16 @@ class Smb:
     def close_raw(self, fid):
         """CLOSE of a FileId from create_result (impacket's own close
         knows only the opens it made) -> NTSTATUS."""
-        pkt = self.srv.SMB_PACKET()
-        pkt["Command"] = s3.SMB2_CLOSE
-        pkt["TreeID"] = self.tid
         req = s3.SMB2Close()
         req["FileID"] = fid
-        pkt["Data"] = req
-        return self.srv.recvSMB(self.srv.sendSMB(pkt))["Status"]
+        return self.srv.recvSMB(self.send_raw(s3.SMB2_CLOSE, req))["Status"]
 
     def ack(self, fid, level):
         """OPLOCK_BREAK acknowledgement -> (NTSTATUS, level answered)."""
-        pkt = self.srv.SMB_PACKET()
-        pkt["Command"] = s3.SMB2_OPLOCK_BREAK
-        pkt["TreeID"] = self.tid
         req = s3.SMB2OplockBreakAcknowledgment()
         req["OplockLevel"] = level
         req["FileID"] = fid
-        pkt["Data"] = req
-        ans = self.srv.recvSMB(self.srv.sendSMB(pkt))
+        ans = self.srv.recvSMB(self.send_raw(s3.SMB2_OPLOCK_BREAK, req))
         if ans["Status"] != OK:
             return ans["Status"], None
         return OK, s3.SMB2OplockBreakResponse(ans["Data"])["OplockLevel"]
