@@ -7,7 +7,7 @@ STATE_DIR ?= /var/lib/nasd
 DEB_PKGS = meson ninja-build gcc clang pkg-config libcmocka-dev libnfs-dev \
 	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2 \
 	cppcheck clang-tidy libssl-dev nettle-dev python3-impacket \
-	python3-cryptography samba-testsuite smbclient
+	python3-cryptography samba-testsuite smbclient nfs-common
 
 .PHONY: all deps build run test test-unit test-asan clean format fuzz
 
@@ -16,7 +16,9 @@ all: build
 # Install missing Debian packages (only those absent, so repeat runs are fast).
 # A policy-rc.d that exits 101 keeps the packages' daemons (samba-testsuite
 # pulls in winbind and samba's libraries) from being started; it is ours
-# only when none existed, and removed afterwards.
+# only when none existed, and removed afterwards. nfs-common gives
+# ../shared/kclient the rpc.statd it copies into the guest for NFSv3 locking
+# (the package's own binary is under /sbin, where run.sh's fallback does not look).
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
