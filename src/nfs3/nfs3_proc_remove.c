@@ -19,9 +19,11 @@ static void dirent_remove(struct rpc_call *call, uint32_t proc,
 		goto out_ctx;
 	nfs3_pre_op_attr(dir, &r->dir_wcc.before);
 	err = nfs3_ctx_ro(&ctx) ? -EROFS : nfs3_name_check(&what->name);
-	/* an open denying DELETE (SMB, no FILE_SHARE_DELETE) keeps it */
+	/* an open denying DELETE (SMB, no FILE_SHARE_DELETE) keeps it; its
+	 * NFSv4 delegations are recalled first */
 	if (!err)
-		err = state_may_delete_name(dir, what->name.s, what->name.len);
+		err = state_may_unlink_name(dir, what->name.s, what->name.len,
+					    NULL);
 	if (!err)
 		err = unlink_fn(dir, what->name.s, what->name.len);
 	r->status = nfs3_status(proc, err);
@@ -75,10 +77,11 @@ void nfs3_proc_rename(struct rpc_call *call, const void *args, void *res)
 	/* neither the file renamed nor the one renamed over may be held
 	 * by an open denying DELETE */
 	if (!err)
-		err = state_may_delete_name(fdir, a->from.name.s,
-					    a->from.name.len);
+		err = state_may_unlink_name(fdir, a->from.name.s,
+					    a->from.name.len, NULL);
 	if (!err)
-		err = state_may_delete_name(tdir, a->to.name.s, a->to.name.len);
+		err = state_may_unlink_name(tdir, a->to.name.s, a->to.name.len,
+					    NULL);
 	if (!err)
 		err = vfs_rename(fdir, a->from.name.s, a->from.name.len, tdir,
 				 a->to.name.s, a->to.name.len);
@@ -112,6 +115,9 @@ void nfs3_proc_link(struct rpc_call *call, const void *args, void *res)
 		goto out_obj;
 	nfs3_pre_op_attr(dir, &r->linkdir_wcc.before);
 	err = nfs3_ctx_ro(&ctx) ? -EROFS : nfs3_name_check(&a->link.name);
+	/* a new name recalls the file's NFSv4 delegations (JUKEBOX) */
+	if (!err)
+		err = state_grant_break_op(o, STATE_OP_NAMESPACE);
 	if (!err)
 		err = vfs_link(o, dir, a->link.name.s, a->link.name.len);
 	r->status = nfs3_status(NFSPROC3_LINK, err);

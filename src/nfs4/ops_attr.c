@@ -18,6 +18,11 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 	int err;
 
 	r->attr_request = a->attr_request;
+	/* another client's write delegation holds the size and times: it
+	 * is recalled (DELAY meanwhile) instead of asked with CB_GETATTR */
+	if (c->cur.obj && state_grant_any() &&
+	    state_grant_break_key(c->cur.obj, STATE_OP_GETATTR, c->client))
+		return NFS4ERR_DELAY;
 	err = nfs4_attr_fill(c, &c->cur, &a->attr_request, &r->src);
 	return err ? nfs4_status(OP_GETATTR, err) : NFS4_OK;
 }
@@ -67,8 +72,10 @@ static uint32_t nfs4_op_setattr(struct nfs4_compound *c, void *args,
 			return st;
 	}
 	if (c->cur.obj &&
-	    state_grant_break_op(c->cur.obj, sa.set_size ? STATE_OP_WRITE
-							 : STATE_OP_SETATTR))
+	    state_grant_break_key(c->cur.obj,
+				  sa.set_size ? STATE_OP_WRITE
+					      : STATE_OP_SETATTR,
+				  c->client))
 		return NFS4ERR_DELAY;
 	err = vfs_setattr(c->cur.obj, &sa);
 	if (err)

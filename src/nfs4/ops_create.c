@@ -6,6 +6,7 @@
 
 #include "nfs4/nfs4_int.h"
 #include "nfs4/ops.h"
+#include "state/file_state.h"
 
 /* Device nodes only for a caller that is root after squashing: the
  * server process has CAP_MKNOD whatever the thread's fsuid is. */
@@ -111,6 +112,10 @@ static uint32_t nfs4_op_link(struct nfs4_compound *c, void *args, void *res)
 		err = vfs_getattr(c->saved.obj, &va);
 	if (!err && va.type == VFS_DIR)
 		err = -EISDIR;
+	/* another client's delegation of the file is recalled first */
+	if (!err)
+		err = state_grant_break_key(c->saved.obj, STATE_OP_NAMESPACE,
+					    c->client);
 	if (err)
 		return nfs4_status(OP_LINK, err);
 	r->cinfo.before = nfs4_dir_change(dir);

@@ -76,8 +76,9 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 	st = nfs4_state_check_io(c, &a->stateid, false, a->offset, count);
 	if (st != NFS4_OK)
 		return st;
-	/* An SMB client caching writes (exclusive, batch) flushes first. */
-	if (state_grant_break_op(c->cur.obj, STATE_OP_READ))
+	/* An SMB client caching writes (exclusive, batch) flushes first,
+	 * another NFSv4 client's write delegation is recalled. */
+	if (state_grant_break_key(c->cur.obj, STATE_OP_READ, c->client))
 		return NFS4ERR_DELAY;
 	if (count > NFS4_IO_MAX)
 		count = NFS4_IO_MAX;
@@ -150,7 +151,7 @@ static uint32_t nfs4_op_write(struct nfs4_compound *c, void *args, void *res)
 	st = nfs4_state_check_io(c, &a->stateid, true, a->offset, a->len);
 	if (st != NFS4_OK)
 		return st;
-	if (state_grant_break_op(c->cur.obj, STATE_OP_WRITE))
+	if (state_grant_break_key(c->cur.obj, STATE_OP_WRITE, c->client))
 		return NFS4ERR_DELAY;
 	/* stable_how4 and vfs_stable share their numbering (0..2) */
 	n = vfs_write(c->cur.obj, a->offset, a->data, a->len,

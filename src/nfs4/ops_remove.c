@@ -9,7 +9,8 @@
  * nfs4_op_remove() - RFC 8881 §18.25: a file or an empty directory
  * (unlink first; a directory answers EISDIR and is rmdir'ed). FILE_OPEN
  * while an open (of another protocol: an SMB open without
- * FILE_SHARE_DELETE) denies deleting it.
+ * FILE_SHARE_DELETE) denies deleting it; DELAY while another client's
+ * delegation of it is recalled.
  */
 static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 			       void *res)
@@ -27,7 +28,7 @@ static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 	err = nfs4_name_check(&a->target);
 	if (err)
 		return nfs4_status(OP_REMOVE, err);
-	err = state_may_delete_name(dir, name, a->target.len);
+	err = state_may_unlink_name(dir, name, a->target.len, c->client);
 	if (err)
 		return nfs4_status(OP_REMOVE, err);
 	r->cinfo.before = nfs4_dir_change(dir);
@@ -48,7 +49,8 @@ static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 /*
  * nfs4_op_rename() - RFC 8881 §18.26: from the saved directory to the
  * current one, both in one export (XDEV otherwise). FILE_OPEN while an
- * open denies deleting the file renamed or the one renamed over.
+ * open denies deleting the file renamed or the one renamed over; DELAY
+ * while another client's delegation of either is recalled.
  */
 static uint32_t nfs4_op_rename(struct nfs4_compound *c, void *args,
 			       void *res)
@@ -76,11 +78,11 @@ static uint32_t nfs4_op_rename(struct nfs4_compound *c, void *args,
 	if (!err)
 		err = nfs4_name_check(&a->newname);
 	if (!err)
-		err = state_may_delete_name(sdir, (const char *)a->oldname.data,
-					    a->oldname.len);
+		err = state_may_unlink_name(sdir, (const char *)a->oldname.data,
+					    a->oldname.len, c->client);
 	if (!err)
-		err = state_may_delete_name(tdir, (const char *)a->newname.data,
-					    a->newname.len);
+		err = state_may_unlink_name(tdir, (const char *)a->newname.data,
+					    a->newname.len, c->client);
 	if (err)
 		return nfs4_status(OP_RENAME, err);
 	r->source_cinfo.before = va.change;

@@ -210,11 +210,16 @@ bool state_share_grants_obj(struct vfs_obj *obj, uint32_t access);
 int state_may_delete(struct vfs_obj *obj);
 
 /*
- * state_may_delete_name() - state_may_delete() for the file named @name
- * in @dir, looked up only while some share denies DELETE somewhere.
- * 0 also when the lookup fails: the REMOVE or RENAME itself then answers.
+ * state_may_unlink_name() - may NFS REMOVE or RENAME take the name @name
+ * in @dir (of the file, or renaming over it)? state_may_delete() of the
+ * file, looked up only while some share denies DELETE or a grant exists
+ * somewhere, and its delegations but those with @key (the caller's own)
+ * recalled (RFC 8881 §10.4.4): -EAGAIN while a recall is out
+ * (NFS4ERR_DELAY, NFS3ERR_JUKEBOX). 0 also when the lookup fails: the
+ * REMOVE or RENAME itself then answers.
  */
-int state_may_delete_name(struct vfs_obj *dir, const char *name, size_t len);
+int state_may_unlink_name(struct vfs_obj *dir, const char *name, size_t len,
+			  const void *key);
 
 /*
  * state_delete_check_needed() - false while no share anywhere denies
@@ -351,6 +356,7 @@ enum state_grant_op {
 	STATE_OP_WRITE,          /* changes data or size, or locks a range */
 	STATE_OP_SETATTR,        /* changes other attributes */
 	STATE_OP_NAMESPACE,      /* removes, renames or links the file */
+	STATE_OP_GETATTR,        /* reads size and times (NFS GETATTR) */
 };
 
 #define STATE_ASK_DATA 0x1u      /* OPEN: reads, writes or executes */
@@ -451,6 +457,16 @@ int state_grant_break_obj(struct vfs_obj *obj,
  * client retries).
  */
 int state_grant_break_op(struct vfs_obj *obj, enum state_grant_op op);
+
+/*
+ * state_grant_break_key() - state_grant_break_op() by a client whose own
+ * grants carry @key (an NFSv4 client's delegations): those are kept.
+ */
+int state_grant_break_key(struct vfs_obj *obj, enum state_grant_op op,
+			  const void *key);
+
+/* state_grant_any() - does any grant exist anywhere? One atomic load. */
+bool state_grant_any(void);
 
 /*
  * state_grant_unwait() - take @wt off its queue: true when it was still

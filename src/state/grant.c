@@ -116,6 +116,7 @@ static uint32_t keep(const struct state_grant *g, uint32_t level,
 			k &= ~(STATE_GRANT_R | STATE_GRANT_W);
 			break;
 		case STATE_OP_SETATTR:
+		case STATE_OP_GETATTR:
 			break;
 		case STATE_OP_NAMESPACE:
 			/* Oplocks do not break on rename or delete (Samba,
@@ -140,10 +141,15 @@ static uint32_t keep(const struct state_grant *g, uint32_t level,
 			if (!(level & STATE_GRANT_W) &&
 			    !(ask->flags &
 			      (STATE_ASK_WRITE | STATE_ASK_OVERWRITE)) &&
-			    !(ask->deny & STATE_DENY_READ))
+			    !(ask->deny & STATE_DENY_READ) &&
+			    !(ask->access & STATE_ACCESS_DELETE))
 				return k;
 			return 0;
 		case STATE_OP_READ:
+		case STATE_OP_GETATTR:
+			/* a write delegation's holder has the size and times
+			 * (RFC 8881 §10.4.3: recalled rather than asked with
+			 * CB_GETATTR) */
 			return (level & STATE_GRANT_W) ? 0 : k;
 		default:
 			return 0;
@@ -466,6 +472,21 @@ int state_grant_break_op(struct vfs_obj *obj, enum state_grant_op op)
 	struct state_grant_ask ask = { .op = op };
 
 	return state_grant_break_obj(obj, &ask, NULL);
+}
+
+/** state_grant_break_key() - see file_state.h. */
+int state_grant_break_key(struct vfs_obj *obj, enum state_grant_op op,
+			  const void *key)
+{
+	struct state_grant_ask ask = { .op = op, .key = key };
+
+	return state_grant_break_obj(obj, &ask, NULL);
+}
+
+/** state_grant_any() - see file_state.h. */
+bool state_grant_any(void)
+{
+	return atomic_load_explicit(&g_grants, memory_order_relaxed) != 0;
 }
 
 /** state_grant_unwait() - see file_state.h. */

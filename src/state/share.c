@@ -276,17 +276,20 @@ int state_may_delete(struct vfs_obj *obj)
 	return state_share_denies_obj(obj, STATE_ACCESS_DELETE) ? -ETXTBSY : 0;
 }
 
-/** state_may_delete_name() - see file_state.h. */
-int state_may_delete_name(struct vfs_obj *dir, const char *name, size_t len)
+/** state_may_unlink_name() - see file_state.h. */
+int state_may_unlink_name(struct vfs_obj *dir, const char *name, size_t len,
+			  const void *key)
 {
 	struct vfs_obj *obj;
 	int ret;
 
-	if (!state_delete_check_needed())
+	if (!state_delete_check_needed() && !state_grant_any())
 		return 0;
 	if (vfs_lookup(dir, name, len, &obj) < 0)
 		return 0;
 	ret = state_may_delete(obj);
+	if (!ret)
+		ret = state_grant_break_key(obj, STATE_OP_NAMESPACE, key);
 	vfs_obj_put(obj);
 	return ret;
 }

@@ -312,9 +312,9 @@ static void test_delete_check(void **state)
 	assert_int_equal(state_may_delete(objs[0]), -ETXTBSY);
 	assert_int_equal(state_may_delete(objs[1]), 0);
 	/* by name, as REMOVE and RENAME ask */
-	assert_int_equal(state_may_delete_name(root, "f0", 2), -ETXTBSY);
-	assert_int_equal(state_may_delete_name(root, "f1", 2), 0);
-	assert_int_equal(state_may_delete_name(root, "nope", 4), 0);
+	assert_int_equal(state_may_unlink_name(root, "f0", 2, NULL), -ETXTBSY);
+	assert_int_equal(state_may_unlink_name(root, "f1", 2, NULL), 0);
+	assert_int_equal(state_may_unlink_name(root, "nope", 4, NULL), 0);
 	/* an open asking for DELETE access conflicts with it too */
 	assert_int_equal(state_share_acquire(f, &WC, STATE_ACCESS_DELETE, 0),
 			 -EBUSY);
@@ -1209,9 +1209,36 @@ static void test_grant_deleg(void **state)
 	assert_true(blog.ack);
 	state_grant_remove(g); /* DELEGRETURN */
 	assert_int_equal(state_grant_break(f, &ask, NULL), 0);
-	/* a write delegation: any other access recalls it */
+	/* a read delegation: attribute reads keep it, an open for DELETE
+	 * (no data), a rename or removal of a name recalls it; the
+	 * holder's own removal does not */
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R, &brk_ops,
+			    NULL, 60000);
+	assert_int_equal(state_grant_break_op(objs[3], STATE_OP_GETATTR), 0);
+	assert_int_equal(state_grant_break_key(objs[3], STATE_OP_NAMESPACE,
+					       &key_a),
+			 0);
+	assert_int_equal(state_may_unlink_name(root, "f3", 2, &key_a), 0);
+	ask.flags = 0;
+	ask.access = STATE_ACCESS_DELETE;
+	assert_int_equal(state_grant_break(f, &ask, NULL), -EAGAIN);
+	state_grant_remove(g);
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R, &brk_ops,
+			    NULL, 60000);
+	assert_int_equal(state_may_unlink_name(root, "f3", 2, NULL), -EAGAIN);
+	state_grant_remove(g);
+	/* a write delegation: any other access recalls it, a GETATTR too
+	 * (the holder has the size), but not the holder's own */
 	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R | W,
 			    &brk_ops, NULL, 60000);
+	assert_int_equal(state_grant_break_key(objs[3], STATE_OP_GETATTR,
+					       &key_a),
+			 0);
+	assert_int_equal(state_grant_break_key(objs[3], STATE_OP_WRITE,
+					       &key_a),
+			 0);
+	assert_int_equal(state_grant_break_op(objs[3], STATE_OP_GETATTR),
+			 -EAGAIN);
 	assert_int_equal(state_grant_break_op(objs[3], STATE_OP_READ),
 			 -EAGAIN);
 	state_grant_remove(g);
