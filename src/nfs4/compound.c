@@ -23,6 +23,7 @@
 
 #include "core/be.h"
 #include "core/log.h"
+#include "core/stats.h"
 #include "nfs4/attrs.h"
 #include "nfs4/nfs4_int.h"
 #include "nfs4/pseudo.h"
@@ -341,6 +342,27 @@ static uint32_t compound_cred(struct nfs4_compound *c)
 	return NFS4_OK;
 }
 
+/* `nasd stats` slot + 1 of each operation (0: not counted). */
+static int16_t op_slot[NFS4_OP_MAX + 1];
+
+/**
+ * nfs4_op_stats_init() - count every operation in `nasd stats` (program
+ * "nfs4_op"; e.g. how many OPENs delegations saved). Start-up.
+ */
+void nfs4_op_stats_init(void)
+{
+	uint32_t i;
+	int slot;
+
+	for (i = 0; i <= NFS4_OP_MAX; i++) {
+		if (!nfs4_ops[i])
+			continue;
+		slot = stats_slot_add("nfs4_op", 4, i, nfs4_ops[i]->name);
+		if (slot >= 0)
+			op_slot[i] = (int16_t)(slot + 1);
+	}
+}
+
 /* ---- the loop ---- */
 
 static const struct nfs4_op *op_lookup(uint32_t opnum)
@@ -543,6 +565,7 @@ static enum step run_op(struct compound_run *run, uint32_t opnum,
 	struct req *rq = c->call->req;
 	void *args = NULL, *res = NULL;
 	uint32_t status;
+	uint64_t t0;
 	size_t room;
 
 	if (op->args_size) {
@@ -580,6 +603,7 @@ static enum step run_op(struct compound_run *run, uint32_t opnum,
 		       : 0;
 	c->reply_room = room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
 	rq->defer = false;
+	t0 = stats_clock_ns();
 	status = op->handle(c, args, res);
 	if (rq->defer && rq->nowait) {
 		/* It would block (a READ missing the page cache): undo
@@ -589,6 +613,9 @@ static enum step run_op(struct compound_run *run, uint32_t opnum,
 		return STEP_DEFER;
 	}
 	rq->defer = false;
+	if (opnum <= NFS4_OP_MAX && op_slot[opnum])
+		stats_call_done(op_slot[opnum] - 1, t0, false,
+				status != NFS4_OK);
 	if (c->op_replay) {
 		result_op_replay(run, opnum);
 		goto out_release;

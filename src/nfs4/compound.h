@@ -108,6 +108,10 @@ struct nfs4_op {
  * the link).
  */
 extern const struct nfs4_op *const nfs4_ops[];
+
+/* nfs4_op_stats_init() - count each operation in `nasd stats` (program
+ * "nfs4_op", version 4, procedure: the operation number). Start-up. */
+void nfs4_op_stats_init(void);
 extern const uint32_t nfs4_ops_count;
 
 /*

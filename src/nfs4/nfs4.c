@@ -53,8 +53,10 @@ int nfs4_init(const struct nfs4_config *cfg)
 		config.domain = NULL;
 	ret = nfs4_state_init(config.state_dir, config.lease_time,
 			      config.grace_time);
-	if (ret == 0)
+	if (ret == 0) {
 		nfs4_bc_attach();
+		nfs4_op_stats_init();
+	}
 	return ret;
 }
 
