@@ -55,6 +55,8 @@ struct export_wide {
 	/* SMB: anonymous (guest) sessions may connect, as the export's
 	 * anonymous uid/gid (smb_guest=yes; default no). */
 	bool smb_guest;
+	/* NFSv4: no delegations are granted (deleg=no; default yes). */
+	bool no_deleg;
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

@@ -177,18 +177,36 @@ static int wide_parse_smb_case(struct export_wide *w, const char *val,
 	return 0;
 }
 
+/* A yes|no option's value into *@out. */
+static int parse_yes_no(const char *name, const char *val, bool *out,
+			const struct export_ctx *c)
+{
+	if (strcmp(val, "yes") == 0)
+		*out = true;
+	else if (strcmp(val, "no") == 0)
+		*out = false;
+	else
+		return export_err(c, "bad %s value '%s' (yes or no)", name,
+				  val);
+	return 0;
+}
+
 /* smb_guest=yes|no: may anonymous SMB sessions use the share? */
 static int wide_parse_smb_guest(struct export_wide *w, const char *val,
 				const struct export_ctx *c)
 {
-	if (strcmp(val, "yes") == 0)
-		w->smb_guest = true;
-	else if (strcmp(val, "no") == 0)
-		w->smb_guest = false;
-	else
-		return export_err(c, "bad smb_guest value '%s' (yes or no)",
-				  val);
-	return 0;
+	return parse_yes_no("smb_guest", val, &w->smb_guest, c);
+}
+
+/* deleg=yes|no: may NFSv4 clients get delegations of its files? */
+static int wide_parse_deleg(struct export_wide *w, const char *val,
+			    const struct export_ctx *c)
+{
+	bool on = true;
+	int ret = parse_yes_no("deleg", val, &on, c);
+
+	w->no_deleg = !on;
+	return ret;
 }
 
 /*
@@ -239,6 +257,11 @@ static const struct wide_opt wide_opts[] = {
 		.name = "smb_guest",
 		.parse = wide_parse_smb_guest,
 		WIDE_FIELD(smb_guest),
+	},
+	{
+		.name = "deleg",
+		.parse = wide_parse_deleg,
+		WIDE_FIELD(no_deleg),
 	},
 };
 

@@ -8,8 +8,7 @@
  * - GETDEVICEINFO, GETDEVICELIST, LAYOUTCOMMIT, LAYOUTGET, LAYOUTRETURN
  *   (§18.40-§18.44): no pNFS; no layout type is offered, fs_layout_types
  *   is empty.
- * - GET_DIR_DELEGATION (§18.39), WANT_DELEGATION (§18.49): nasd grants no
- *   delegations.
+ * - GET_DIR_DELEGATION (§18.39): no directory delegations.
  * - SET_SSV (§18.47): EXCHANGE_ID offers no SP4_SSV state protection,
  *   so there is no SSV to set.
  *
@@ -93,10 +92,3 @@ const struct nfs4_op nfs4_op_desc_set_ssv = {
 	.handle = NULL,
 };
 
-const struct nfs4_op nfs4_op_desc_want_delegation = {
-	.name = "WANT_DELEGATION",
-	.minor_min = 1,
-	.minor_max = 255,
-	.flags = 0,
-	.handle = NULL,
-};

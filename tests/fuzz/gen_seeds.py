@@ -775,6 +775,22 @@ def smb2_seeds():
     return s
 
 
+def cb_reply_seeds():
+    """Replies to CB_COMPOUND(CB_SEQUENCE, CB_RECALL)."""
+    def reply(status, ops, verf=b""):
+        return (u32(0x1234) + u32(1) + u32(0) + u32(0) + opaque(verf)
+                + u32(0) + u32(status) + opaque(b"") + u32(len(ops))
+                + b"".join(ops))
+    seq = u32(11) + u32(0) + b"S" * 16 + u32(1) + u32(0) + u32(0) + u32(0)
+    return {
+        "ok": reply(0, [seq, u32(4) + u32(0)]),
+        "recall-bad-stateid": reply(10025, [seq, u32(4) + u32(10025)]),
+        "seq-misordered": reply(10063, [u32(11) + u32(10063)]),
+        "verifier": reply(0, [seq, u32(4) + u32(0)], verf=b"v" * 8),
+        "denied": u32(0x1234) + u32(1) + u32(1) + u32(0) + u32(2) + u32(2),
+    }
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -802,6 +818,7 @@ def main():
     write_corpus(root, "fuzz_ntlmssp", ntlmssp_seeds())
     write_corpus(root, "fuzz_smb2_fscc", fscc_seeds())
     write_corpus(root, "fuzz_smb2", smb2_seeds())
+    write_corpus(root, "fuzz_cb_reply", cb_reply_seeds())
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ set -u
 
 SECONDS_EACH=${1:-20}
 [ $# -gt 0 ] && shift
-ALL_TARGETS="fuzz_record fuzz_rpc fuzz_rpc_rw fuzz_nfs3_args fuzz_mount_args fuzz_nlm_args fuzz_exports fuzz_nfs4 fuzz_spnego fuzz_ntlmssp fuzz_smb2_fscc fuzz_smb2"
+ALL_TARGETS="fuzz_record fuzz_rpc fuzz_rpc_rw fuzz_nfs3_args fuzz_mount_args fuzz_nlm_args fuzz_exports fuzz_nfs4 fuzz_spnego fuzz_ntlmssp fuzz_smb2_fscc fuzz_smb2 fuzz_cb_reply"
 TARGETS=${*:-$ALL_TARGETS}
 
 cd "$(dirname "$0")/../.." || exit 1

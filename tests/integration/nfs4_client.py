@@ -44,6 +44,7 @@ class Reply:
         self.denied = None      # (offset, length, locktype, owner)
         self.data = None
         self.count = None
+        self.deleg = None       # (type, stateid, recall or why)
 
 
 def _stateid(d):
@@ -57,13 +58,35 @@ def _open_res(d, rep):
     d.u64()
     d.u32()                     # rflags
     d.bitmap()                  # attrset
+    rep.deleg = parse_delegation(d)
+
+
+def parse_delegation(d):
+    """open_delegation4 (RFC 8881 §18.16.2): (type, stateid or None,
+    recall or why)."""
     dtype = d.u32()
     if dtype == 3:              # OPEN_DELEGATE_NONE_EXT
         why = d.u32()
         if why in (1, 2):       # WND4_CONTENTION / RESOURCE
             d.u32()
-    elif dtype != 0:
+        return (dtype, None, why)
+    if dtype in (1, 2):         # READ / WRITE
+        sid = _stateid(d)
+        recall = d.u32()
+        if dtype == 2:          # nfs_space_limit4
+            if d.u32() == 1:
+                d.u64()
+            else:
+                d.u32()
+                d.u32()
+        d.u32()                 # nfsace4: type, flag, mask, who
+        d.u32()
+        d.u32()
+        d.opaque()
+        return (dtype, sid, recall)
+    if dtype != 0:
         raise ValueError(f"delegation type {dtype} not parsed")
+    return (0, None, None)
 
 
 def _lock_res(d, rep, opnum, st):

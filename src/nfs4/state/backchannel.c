@@ -7,10 +7,16 @@
  * §20's XDR; what knfsd and Linux use) and the first AUTH_NONE or
  * AUTH_SYS entry of csa_sec_parms.
  *
- * No delegations are granted yet, so the only call is CB_NULL: sent when a
- * back channel appears or changes (BACKCHANNEL_CTL), answered on the same
- * connection. The answer arrives through the RPC layer's reply handler on
- * the connection's event loop; a probe unanswered after
+ * Two calls are made. CB_NULL is sent when a back channel appears or
+ * changes (BACKCHANNEL_CTL), answered on the same connection.
+ * CB_COMPOUND(CB_SEQUENCE, CB_RECALL) recalls a delegation (deleg.c
+ * decides which and when): one call at a time per session, on slot 0 of
+ * the back channel (csa_sequenceid advances with each answer), lost when
+ * unanswered after NFS4_CB_PROBE_TIMEOUT_MS (the path is then down; the
+ * client's next BIND_CONN_TO_SESSION probes it again, and the recalls
+ * still owed are sent once it is up). Answers arrive through the RPC
+ * layer's reply handler on the connection's event loop; a probe
+ * unanswered after
  * NFS4_CB_PROBE_TIMEOUT_MS, refused, or whose connection closed leaves
  * the session's callback path down, which SEQUENCE reports
  * (SEQ4_STATUS_CB_PATH_DOWN_SESSION, and SEQ4_STATUS_CB_PATH_DOWN when no
@@ -35,18 +41,31 @@
 #include "transport/transport.h"
 
 #define CB_NULL_PROC 0
+#define CB_COMPOUND_PROC 1
+#define OP_CB_RECALL 4
+#define OP_CB_SEQUENCE 11
 #define CB_PENDING_MAX 128
 #define CB_TIMEOUT_NS ((uint64_t)NFS4_CB_PROBE_TIMEOUT_MS * 1000000u)
 /* xid, CALL, rpcvers, prog, vers, proc, cred, verf (AUTH_NONE): 40 */
 #define CB_CALL_MAX (40 + 20 + RPC_AUTH_SYS_MACHINE_MAX + 4 + \
 		     4 * RPC_AUTH_SYS_NGIDS_MAX)
+/* CB_COMPOUND(CB_SEQUENCE, CB_RECALL): tag, minor, ident, count; the
+ * two ops with a full-size filehandle */
+#define CB_RECALL_ARGS (16 + 4 + NFS4_SESSIONID_SIZE + 20 + 4 + 20 + 8 + \
+			NFS4_FHSIZE)
 
 struct nfs4_bc_job {
 	struct conn *conn;             /* pinned */
 	uint32_t xid;
 	uint32_t prog;
+	uint32_t proc;                 /* CB_NULL_PROC or CB_COMPOUND_PROC */
+	uint32_t minor;                /* the session's minor version */
 	uint8_t sid[NFS4_SESSIONID_SIZE];
 	struct nfs4_cb_sec sec;
+	/* CB_COMPOUND: CB_SEQUENCE's sequenceid, CB_RECALL's arguments */
+	uint32_t seq;
+	struct stateid4 stateid;
+	struct nfs_fh4 fh;
 };
 
 /* Probes awaiting an answer: which session an xid on a conn belongs to. */
@@ -59,6 +78,8 @@ struct pending {
 
 static const struct nfs4_bc_ops *_Atomic bc_ops;
 static pthread_mutex_t bc_mu = PTHREAD_MUTEX_INITIALIZER;
+/* set once by nfs4_bc_attach(), before requests */
+static int call_slot = -1;
 /* bc_mu */
 static struct pending pending[CB_PENDING_MAX];
 static uint32_t pending_next;
@@ -99,6 +120,9 @@ void nfs4_bc_attach(void)
 	pthread_mutex_unlock(&bc_mu);
 	stats_slot = stats_slot_add("nfs4_cb", NFS4_CB_VERSION, CB_NULL_PROC,
 				    "CB_NULL");
+	call_slot = stats_slot_add("nfs4_cb", NFS4_CB_VERSION,
+				   CB_COMPOUND_PROC, "CB_RECALL");
+	nfs4_deleg_stats_init();
 	nfs4_bc_set_ops(&transport_ops);
 	rpc_set_reply_handler(nfs4_bc_reply);
 	rpc_set_close_handler(nfs4_bc_conn_closed);
@@ -176,8 +200,12 @@ static struct conn *back_conn(const struct nfs4_session *s)
 	return NULL;
 }
 
-/** nfs4_bc_probe() - see state_int.h. */
-void nfs4_bc_probe(struct nfs4_session *s)
+/*
+ * A call of @proc to send on @s's newest back-channel connection: the
+ * job, registered as pending under a new xid, or NULL (the path is then
+ * marked down). Under s->mu.
+ */
+static struct nfs4_bc_job *job_new(struct nfs4_session *s, uint32_t proc)
 {
 	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
 	struct nfs4_bc_job *j;
@@ -185,24 +213,25 @@ void nfs4_bc_probe(struct nfs4_session *s)
 	struct conn *c;
 
 	if (!ops)
-		return;
-	s->cb_conn = NULL;
+		return NULL;
 	c = back_conn(s);
 	if (!c) {
 		set_down(s, "no connection bound for callbacks");
-		return;
+		return NULL;
 	}
 	if (s->cb_sec.flavor == NFS4_CB_FLAVOR_NONE_USABLE) {
 		set_down(s, "no AUTH_NONE or AUTH_SYS callback security");
-		return;
+		return NULL;
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j) {
 		set_down(s, "out of memory");
-		return;
+		return NULL;
 	}
 	j->conn = c;
 	j->prog = s->cb_program;
+	j->proc = proc;
+	j->minor = s->minor;
 	j->sec = s->cb_sec;
 	memcpy(j->sid, s->id, NFS4_SESSIONID_SIZE);
 	ops->get(c);
@@ -216,25 +245,92 @@ void nfs4_bc_probe(struct nfs4_session *s)
 	p->sent_ns = now_ns();
 	memcpy(p->sid, s->id, NFS4_SESSIONID_SIZE);
 	pthread_mutex_unlock(&bc_mu);
-	s->cb_conn = c;
+	return j;
+}
+
+/* Hand @j to the callback thread; false (and @j dropped, its pending
+ * entry forgotten) when its queue is full. */
+static bool job_queue(struct nfs4_bc_job *j)
+{
+	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
+	uint32_t i;
+
+	if (nfs4_cb_queue_bc(j))
+		return true;
+	pthread_mutex_lock(&bc_mu);
+	for (i = 0; i < CB_PENDING_MAX; i++)
+		if (pending[i].conn == j->conn && pending[i].xid == j->xid)
+			pending[i].conn = NULL;
+	pthread_mutex_unlock(&bc_mu);
+	if (ops)
+		ops->put(j->conn);
+	free(j);
+	return false;
+}
+
+/** nfs4_bc_probe() - see state_int.h. */
+void nfs4_bc_probe(struct nfs4_session *s)
+{
+	struct nfs4_bc_job *j;
+
+	s->cb_conn = NULL;
+	j = job_new(s, CB_NULL_PROC);
+	if (!j)
+		return;
+	s->cb_conn = j->conn;
 	s->cb_xid = j->xid;
 	s->cb_sent = nfs4_now_ms();
 	s->cb_state = NFS4_CB_PROBING;
-	if (!nfs4_cb_queue_bc(j)) {
-		pthread_mutex_lock(&bc_mu);
-		if (p->conn == c && p->xid == j->xid)
-			p->conn = NULL;
-		pthread_mutex_unlock(&bc_mu);
-		ops->put(c);
-		free(j);
+	if (!job_queue(j))
 		set_down(s, "callback queue full");
-	}
 }
 
-/* Is the back channel of @s working (or being probed, in time)? Under
- * s->mu; the clock is read under it too, so that cb_sent (written under
- * it) is never later than now. */
-static bool session_cb_ok(struct nfs4_session *s)
+/** nfs4_bc_call_free() - see state_int.h. */
+bool nfs4_bc_call_free(struct nfs4_session *s)
+{
+	if (!s->call_busy)
+		return true;
+	if (nfs4_now_ms() - s->call_sent < NFS4_CB_PROBE_TIMEOUT_MS)
+		return false;
+	/* lost: the recall is sent again once the path is up again */
+	s->call_busy = false;
+	set_down(s, "CB_RECALL not answered");
+	pthread_mutex_lock(&bc_mu);
+	counts.failed++;
+	pthread_mutex_unlock(&bc_mu);
+	if (call_slot >= 0)
+		stats_record_latency(call_slot, CB_TIMEOUT_NS, true, false);
+	return false;
+}
+
+/** nfs4_bc_recall() - see state_int.h. */
+bool nfs4_bc_recall(struct nfs4_session *s, const struct stateid4 *stateid,
+		    const struct nfs_fh4 *fh)
+{
+	struct nfs4_bc_job *j = job_new(s, CB_COMPOUND_PROC);
+
+	if (!j)
+		return false;
+	j->seq = s->call_seq + 1;
+	j->stateid = *stateid;
+	j->fh = *fh;
+	s->call_busy = true;
+	s->call_xid = j->xid;
+	s->call_sent = nfs4_now_ms();
+	memcpy(s->call_other, stateid->other, NFS4_OTHER_SIZE);
+	if (!job_queue(j)) {
+		s->call_busy = false;
+		set_down(s, "callback queue full");
+		return false;
+	}
+	return true;
+}
+
+/* nfs4_bc_session_ok() - is the back channel of @s working (or being
+ * probed, in time)? Under s->mu; the clock is read under it too, so that
+ * cb_sent (written under it) is never later than now. A CB_RECALL out
+ * for too long takes it down. */
+bool nfs4_bc_session_ok(struct nfs4_session *s)
 {
 	uint64_t now = nfs4_now_ms();
 
@@ -242,6 +338,10 @@ static bool session_cb_ok(struct nfs4_session *s)
 		return nfs4_session_has_backchannel(s);
 	switch (s->cb_state) {
 	case NFS4_CB_UP:
+		if (s->call_busy)
+			(void)nfs4_bc_call_free(s);
+		if (s->cb_state != NFS4_CB_UP)
+			return false;
 		if (s->cb_conn && nfs4_session_conn_bound(s, s->cb_conn))
 			return true;
 		set_down(s, "its connection is gone");
@@ -272,7 +372,7 @@ uint32_t nfs4_bc_seq_flags(struct nfs4_session *s)
 	bool ok;
 
 	pthread_mutex_lock(&s->mu);
-	ok = session_cb_ok(s);
+	ok = nfs4_bc_session_ok(s);
 	pthread_mutex_unlock(&s->mu);
 	if (ok)
 		return 0;
@@ -287,7 +387,7 @@ uint32_t nfs4_bc_seq_flags(struct nfs4_session *s)
 		if (o == s)
 			continue;
 		pthread_mutex_lock(&o->mu);
-		ok = session_cb_ok(o);
+		ok = nfs4_bc_session_ok(o);
 		pthread_mutex_unlock(&o->mu);
 		if (ok) {
 			flags = SEQ4_STATUS_CB_PATH_DOWN_SESSION;
@@ -329,30 +429,53 @@ static bool enc_cred(struct xdr_buf *x, const struct nfs4_cb_sec *sec)
 	return true;
 }
 
+/* CB_COMPOUND4args of a recall (RFC 8881 §20.9.1, §20.2, §20.1). */
+static bool enc_recall(struct xdr_buf *x, const struct nfs4_bc_job *j)
+{
+	/* the session's minor version: a Linux 4.2 client finds its
+	 * session among its 4.2 clients only */
+	return xdr_enc_u32(x, 0) &&                    /* tag */
+	       xdr_enc_u32(x, j->minor) &&             /* minorversion */
+	       xdr_enc_u32(x, 0) &&                    /* callback_ident */
+	       xdr_enc_u32(x, 2) &&
+	       xdr_enc_u32(x, OP_CB_SEQUENCE) &&
+	       xdr_enc_opaque_fixed(x, j->sid, NFS4_SESSIONID_SIZE) &&
+	       xdr_enc_u32(x, j->seq) && xdr_enc_u32(x, 0) && /* slot 0 */
+	       xdr_enc_u32(x, 0) &&                    /* highest slot */
+	       xdr_enc_bool(x, false) &&               /* cachethis */
+	       xdr_enc_u32(x, 0) &&                    /* referring calls */
+	       xdr_enc_u32(x, OP_CB_RECALL) &&
+	       nfs4_enc_stateid4(x, &j->stateid) &&
+	       xdr_enc_bool(x, false) &&               /* truncate */
+	       nfs4_enc_nfs_fh4(x, &j->fh);
+}
+
 /*
- * Encode CB_NULL of @j as a message of the connection (a request with
- * only a reply, core/req.h) and send it. 0 or -errno.
+ * Encode @j's call as a message of the connection (a request with only
+ * a reply, core/req.h) and send it. 0 or -errno.
  */
-static int bc_send_null(struct nfs4_bc_job *j)
+static int bc_send(struct nfs4_bc_job *j)
 {
 	const struct nfs4_bc_ops *ops = atomic_load(&bc_ops);
 	struct req *m = ops ? ops->msg_new(j->conn) : NULL;
+	size_t max = CB_CALL_MAX + CB_RECALL_ARGS;
 	struct xdr_buf x;
 	uint8_t *b;
 
 	if (!m)
 		return -ENOTCONN;
-	b = req_reply_start(m, CB_CALL_MAX);
+	b = req_reply_start(m, max);
 	if (!b) {
 		ops->msg_free(m);
 		return -ENOMEM;
 	}
-	xdr_init(&x, b, CB_CALL_MAX);
+	xdr_init(&x, b, max);
 	if (!(xdr_enc_u32(&x, j->xid) && xdr_enc_u32(&x, CALL) &&
 	      xdr_enc_u32(&x, RPC_VERSION) && xdr_enc_u32(&x, j->prog) &&
-	      xdr_enc_u32(&x, NFS4_CB_VERSION) &&
-	      xdr_enc_u32(&x, CB_NULL_PROC) && enc_cred(&x, &j->sec) &&
-	      xdr_enc_u32(&x, AUTH_NONE) && xdr_enc_u32(&x, 0))) {
+	      xdr_enc_u32(&x, NFS4_CB_VERSION) && xdr_enc_u32(&x, j->proc) &&
+	      enc_cred(&x, &j->sec) && xdr_enc_u32(&x, AUTH_NONE) &&
+	      xdr_enc_u32(&x, 0)) ||
+	    (j->proc == CB_COMPOUND_PROC && !enc_recall(&x, j))) {
 		ops->msg_free(m);
 		return -EINVAL;
 	}
@@ -361,13 +484,15 @@ static int bc_send_null(struct nfs4_bc_job *j)
 }
 
 /*
- * nfs4_bc_job_run() - callback thread: send @j's CB_NULL, then free @j.
+ * nfs4_bc_job_run() - callback thread: send @j's call, then free @j.
  * A failure to send marks the session's path down at once.
  */
 void nfs4_bc_job_run(struct nfs4_bc_job *j)
 {
+	bool recall = j->proc == CB_COMPOUND_PROC;
+	int slot = recall ? call_slot : stats_slot;
 	struct nfs4_session *s;
-	int ret = bc_send_null(j);
+	int ret = bc_send(j);
 
 	if (ret == 0) {
 		pthread_mutex_lock(&bc_mu);
@@ -379,8 +504,11 @@ void nfs4_bc_job_run(struct nfs4_bc_job *j)
 		s = nfs4_session_lookup(j->sid);
 		if (s) {
 			pthread_mutex_lock(&s->mu);
-			if (s->cb_xid == j->xid &&
-			    s->cb_state == NFS4_CB_PROBING) {
+			if (recall ? s->call_busy && s->call_xid == j->xid
+				   : s->cb_xid == j->xid &&
+					     s->cb_state == NFS4_CB_PROBING) {
+				if (recall)
+					s->call_busy = false;
 				set_down(s, strerror(-ret));
 				failed = true;
 			}
@@ -395,8 +523,8 @@ void nfs4_bc_job_run(struct nfs4_bc_job *j)
 			ret = 0; /* superseded: nothing to count */
 		}
 	}
-	if (ret < 0 && stats_slot >= 0)
-		stats_record_latency(stats_slot, 0, true, false);
+	if (ret < 0 && slot >= 0)
+		stats_record_latency(slot, 0, true, false);
 	nfs4_bc_job_free(j);
 }
 
@@ -411,34 +539,92 @@ void nfs4_bc_job_free(struct nfs4_bc_job *j)
 }
 
 /*
- * Parse a reply record: true when it is MSG_ACCEPTED with SUCCESS
- * (CB_NULL has no results). Every length is checked.
+ * Parse a reply record: true when it is MSG_ACCEPTED with SUCCESS; then
+ * @x is at the results. Every length is checked.
  */
-static bool reply_ok(const uint8_t *rec, size_t len)
+static bool reply_ok(struct xdr_buf *x, const uint8_t *rec, size_t len)
 {
 	const uint8_t *body;
-	struct xdr_buf x;
 	uint32_t xid, v, blen;
 
-	xdr_init(&x, (uint8_t *)rec, len);
-	if (!xdr_dec_u32(&x, &xid) || !xdr_dec_u32(&x, &v) || v != REPLY ||
-	    !xdr_dec_u32(&x, &v) || v != MSG_ACCEPTED)
+	xdr_init(x, (uint8_t *)rec, len);
+	if (!xdr_dec_u32(x, &xid) || !xdr_dec_u32(x, &v) || v != REPLY ||
+	    !xdr_dec_u32(x, &v) || v != MSG_ACCEPTED)
 		return false;
-	if (!xdr_dec_u32(&x, &v) ||
-	    !xdr_dec_opaque_ref(&x, &body, &blen, RPC_AUTH_MAX_BODY))
+	if (!xdr_dec_u32(x, &v) ||
+	    !xdr_dec_opaque_ref(x, &body, &blen, RPC_AUTH_MAX_BODY))
 		return false;
-	return xdr_dec_u32(&x, &v) && v == SUCCESS;
+	return xdr_dec_u32(x, &v) && v == SUCCESS;
+}
+
+/*
+ * The status of a CB_COMPOUND4res of (CB_SEQUENCE, CB_RECALL): the first
+ * failed operation's, else the compound's; SERVERFAULT when it does not
+ * parse.
+ */
+static uint32_t recall_status(struct xdr_buf *x)
+{
+	const uint8_t *tag;
+	uint32_t status, taglen, n, op, st;
+
+	if (!xdr_dec_u32(x, &status) ||
+	    !xdr_dec_opaque_ref(x, &tag, &taglen, 1024) ||
+	    !xdr_dec_u32(x, &n))
+		return NFS4ERR_SERVERFAULT;
+	while (n-- > 0) {
+		if (!xdr_dec_u32(x, &op) || !xdr_dec_u32(x, &st))
+			return NFS4ERR_SERVERFAULT;
+		if (st != NFS4_OK)
+			return st;
+		if (op != OP_CB_SEQUENCE)
+			continue;
+		/* sessionid, sequenceid, slotid, highest, target highest */
+		if (!xdr_inline(x, NFS4_SESSIONID_SIZE + 16))
+			return NFS4ERR_SERVERFAULT;
+	}
+	return status;
+}
+
+/** nfs4_bc_recall_reply() - see state_int.h. */
+uint32_t nfs4_bc_recall_reply(const uint8_t *rec, size_t len)
+{
+	struct xdr_buf x;
+
+	if (!reply_ok(&x, rec, len))
+		return NFS4ERR_SERVERFAULT;
+	return recall_status(&x);
+}
+
+/* A probe of @s answered (@ok) in @ns. Under s->mu; true when counted. */
+static bool probe_answered(struct nfs4_session *s, bool ok, uint64_t ns)
+{
+	char id[2 * NFS4_SESSIONID_SIZE + 1];
+
+	if (ok) {
+		s->cb_state = NFS4_CB_UP;
+		s->cb_rtt_ms = (uint32_t)(ns / 1000000u);
+		hex_id(s->id, id);
+		log_info("nfs4: session %s: callback path up "
+			 "(CB_NULL answered in %llu us)",
+			 id, (unsigned long long)(ns / 1000));
+	} else {
+		set_down(s, "CB_NULL refused");
+	}
+	return true;
 }
 
 /** nfs4_bc_reply() - see state_int.h. Runs on an event loop: no I/O. */
 void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		   size_t len)
 {
-	char id[2 * NFS4_SESSIONID_SIZE + 1];
-	uint8_t sid[NFS4_SESSIONID_SIZE];
+	uint8_t sid[NFS4_SESSIONID_SIZE], other[NFS4_OTHER_SIZE];
+	struct nfs4_client *cl = NULL;
 	struct nfs4_session *s;
 	struct pending *p = NULL;
-	bool ok = reply_ok(rec, len), counted = false;
+	struct xdr_buf x;
+	bool ok = reply_ok(&x, rec, len), counted = false, recall = false;
+	bool up = false;
+	uint32_t status = NFS4ERR_SERVERFAULT;
 	uint64_t ns = 0;
 	uint32_t i;
 
@@ -463,16 +649,21 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		pthread_mutex_lock(&s->mu);
 		if (s->cb_xid == xid && s->cb_conn == c &&
 		    s->cb_state == NFS4_CB_PROBING) {
-			counted = true;
-			if (ok) {
-				s->cb_state = NFS4_CB_UP;
-				hex_id(s->id, id);
-				log_info("nfs4: session %s: callback path up "
-					 "(CB_NULL answered in %llu us)",
-					 id, (unsigned long long)(ns / 1000));
-			} else {
-				set_down(s, "CB_NULL refused");
-			}
+			counted = probe_answered(s, ok, ns);
+			up = ok;
+		} else if (s->call_busy && s->call_xid == xid) {
+			/* any answer moves slot 0 on */
+			counted = recall = true;
+			s->call_busy = false;
+			s->call_seq++;
+			s->cb_rtt_ms = (uint32_t)(ns / 1000000u);
+			memcpy(other, s->call_other, NFS4_OTHER_SIZE);
+			status = nfs4_bc_recall_reply(rec, len);
+			ok = status == NFS4_OK;
+		}
+		if (up || recall) {
+			cl = s->client;
+			nfs4_client_get(cl);
 		}
 		pthread_mutex_unlock(&s->mu);
 		nfs4_session_put(s);
@@ -486,8 +677,16 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		pthread_mutex_unlock(&bc_mu);
 	}
 	/* a late answer was counted as a failure at its timeout */
-	if (counted && stats_slot >= 0)
-		stats_record_latency(stats_slot, ns, !ok, false);
+	if (counted && (recall ? call_slot : stats_slot) >= 0)
+		stats_record_latency(recall ? call_slot : stats_slot, ns, !ok,
+				     false);
+	if (cl) {
+		if (recall)
+			nfs4_deleg_recall_done(cl, other, status);
+		else
+			nfs4_deleg_recall_done(cl, NULL, NFS4_OK);
+		nfs4_client_put(cl);
+	}
 }
 
 /** nfs4_bc_conn_closed() - see state_int.h. */

@@ -70,6 +70,7 @@ struct nfs4_client *nfs4_client_new(uint32_t minor, const uint8_t *id,
 	pthread_mutex_init(&cl->mu, NULL);
 	nfs4_list_init(&cl->sessions);
 	nfs4_list_init(&cl->owners);
+	nfs4_list_init(&cl->delegs);
 	/* before it can be found: nothing else sees it yet */
 	nfs4_grace_client_known(cl);
 	nfs4_list_add_tail(&nfs4_st.clients, &cl->link);
@@ -170,7 +171,8 @@ void nfs4_client_renew(struct nfs4_client *cl)
 /**
  * nfs4_client_expired() - is @cl's lease over? A client pinned by a
  * request in progress is not (the request renews it): only the
- * references of the table, its sessions and its owners may be left.
+ * references of the table, its sessions, owners and delegations may be
+ * left.
  * Under nfs4_st.mu; takes @cl's mutex.
  */
 bool nfs4_client_expired(struct nfs4_client *cl)
@@ -181,7 +183,7 @@ bool nfs4_client_expired(struct nfs4_client *cl)
 	if (cl->dead)
 		return false;
 	nfs4_client_lock(cl);
-	held = 1 + (int)cl->nsessions + (int)cl->nowners;
+	held = 1 + (int)cl->nsessions + (int)cl->nowners + (int)cl->ndelegs;
 	pthread_mutex_unlock(&cl->mu);
 	if (atomic_load(&cl->refs) > held)
 		return false;
@@ -190,13 +192,13 @@ bool nfs4_client_expired(struct nfs4_client *cl)
 	       now - renewed > (uint64_t)nfs4_st.lease_time * 1000;
 }
 
-/** nfs4_client_has_state() - does @cl hold opens or locks? */
+/** nfs4_client_has_state() - does @cl hold opens, locks or delegations? */
 bool nfs4_client_has_state(struct nfs4_client *cl)
 {
 	bool ret;
 
 	nfs4_client_lock(cl);
-	ret = cl->nstates > 0;
+	ret = cl->nstates > 0 || cl->ndelegs > 0;
 	pthread_mutex_unlock(&cl->mu);
 	return ret;
 }
@@ -233,6 +235,7 @@ void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 	while (!nfs4_list_empty(&cl->owners))
 		nfs4_owner_release(nfs4_container_of(
 			cl->owners.next, struct nfs4_owner, client_link));
+	nfs4_deleg_free_all(cl);
 	cl->dead = true;
 	pthread_mutex_unlock(&cl->mu);
 	nfs4_list_del(&cl->link);

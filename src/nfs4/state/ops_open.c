@@ -43,6 +43,8 @@ struct OPEN4resok {
 	struct bitmap4 attrset;
 	uint32_t delegation_type;
 	uint32_t ond_why;
+	struct stateid4 deleg_stateid;
+	bool deleg_recall;
 };
 
 struct OPEN_CONFIRM4args {
@@ -126,23 +128,45 @@ static bool dec_OPEN4args(struct xdr_buf *x, void *p)
 	}
 }
 
+/* open_delegation4 (RFC 8881 §18.16.2): OPEN's and WANT_DELEGATION's. */
+static bool enc_delegation(struct xdr_buf *x, uint32_t type, uint32_t why,
+			   const struct stateid4 *sid, bool recall)
+{
+	if (!xdr_enc_u32(x, type))
+		return false;
+	if (type == OPEN_DELEGATE_READ || type == OPEN_DELEGATE_WRITE) {
+		/* open_read_delegation4 / open_write_delegation4: the
+		 * stateid, recall, (write: no space limit,) and an nfsace4
+		 * that grants nothing the client must not ask the server
+		 * about (as knfsd: ACCESS is still sent) */
+		if (!nfs4_enc_stateid4(x, sid) || !xdr_enc_bool(x, recall))
+			return false;
+		if (type == OPEN_DELEGATE_WRITE &&
+		    !(xdr_enc_u32(x, NFS_LIMIT_SIZE) &&
+		      xdr_enc_u64(x, UINT64_MAX)))
+			return false;
+		return xdr_enc_u32(x, 0) && xdr_enc_u32(x, 0) &&
+		       xdr_enc_u32(x, 0) && xdr_enc_u32(x, 0);
+	}
+	if (type != OPEN_DELEGATE_NONE_EXT)
+		return true;
+	if (!xdr_enc_u32(x, why))
+		return false;
+	if (why == WND4_CONTENTION || why == WND4_RESOURCE)
+		return xdr_enc_bool(x, false);
+	return true;
+}
+
 static bool enc_OPEN4resok(struct xdr_buf *x, uint32_t status, const void *p)
 {
 	const struct OPEN4resok *r = p;
 
 	(void)status;
-	if (!nfs4_enc_stateid4(x, &r->stateid) ||
-	    !nfs4_enc_change_info4(x, &r->cinfo) ||
-	    !xdr_enc_u32(x, r->rflags) || !nfs4_enc_bitmap4(x, &r->attrset) ||
-	    !xdr_enc_u32(x, r->delegation_type))
-		return false;
-	if (r->delegation_type != OPEN_DELEGATE_NONE_EXT)
-		return true;
-	if (!xdr_enc_u32(x, r->ond_why))
-		return false;
-	if (r->ond_why == WND4_CONTENTION || r->ond_why == WND4_RESOURCE)
-		return xdr_enc_bool(x, false);
-	return true;
+	return nfs4_enc_stateid4(x, &r->stateid) &&
+	       nfs4_enc_change_info4(x, &r->cinfo) &&
+	       xdr_enc_u32(x, r->rflags) && nfs4_enc_bitmap4(x, &r->attrset) &&
+	       enc_delegation(x, r->delegation_type, r->ond_why,
+			      &r->deleg_stateid, r->deleg_recall);
 }
 
 static bool enc_stateid_res(struct xdr_buf *x, uint32_t status, const void *p)
@@ -184,7 +208,9 @@ static uint32_t check_share(const struct nfs4_compound *c, uint32_t access,
 }
 
 /* The grace and delegation rules of the claim (RFC 8881 §9.11, §10.2.1):
- * no delegation was ever granted, so delegation claims cannot succeed. */
+ * a delegation held now may be claimed (the stateid is checked against
+ * the file in open_state), one from before a restart may not (no
+ * DELEGPURGE: CLAIM_DELEGATE_PREV is not supported). */
 static uint32_t check_claim(const struct nfs4_compound *c,
 			    const struct OPEN4args *a,
 			    const struct nfs4_client *cl)
@@ -199,14 +225,13 @@ static uint32_t check_claim(const struct nfs4_compound *c,
 			return NFS4ERR_BADXDR;
 		return nfs4_grace_check_new();
 	case CLAIM_PREVIOUS:
-		status = nfs4_grace_check_reclaim(cl);
-		if (status == NFS4_OK && a->delegate_type != OPEN_DELEGATE_NONE)
-			status = NFS4ERR_RECLAIM_BAD;
-		return status;
+		if (a->delegate_type > OPEN_DELEGATE_WRITE)
+			return NFS4ERR_INVAL;
+		return nfs4_grace_check_reclaim(cl);
 	case CLAIM_DELEGATE_CUR:
-		return NFS4ERR_BAD_STATEID;
+		return NFS4_OK;
 	case CLAIM_DELEG_CUR_FH:
-		return c->minorversion ? NFS4ERR_BAD_STATEID : NFS4ERR_BADXDR;
+		return c->minorversion ? NFS4_OK : NFS4ERR_BADXDR;
 	case CLAIM_DELEG_PREV_FH:
 		if (c->minorversion == 0)
 			return NFS4ERR_BADXDR;
@@ -367,13 +392,15 @@ static uint32_t open_check_file(struct nfs4_compound *c, uint32_t access,
 }
 
 /*
- * Under the client's mutex: the share check against every open of the file, all
- * protocols' (the shared file state), and the open stateid, new or
- * upgraded.
+ * Under the client's mutex: the share check against every open of the
+ * file, all protocols' (the shared file state), and the open stateid,
+ * new or upgraded. A claim of a delegation held (CLAIM_DELEGATE_CUR,
+ * CLAIM_DELEG_CUR_FH) must name one of this client on this file.
  */
 static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
-			   struct vfs_obj *obj, uint32_t access, uint32_t deny,
-			   struct OPEN4resok *r, bool *new_open)
+			   const struct OPEN4args *a, struct vfs_obj *obj,
+			   uint32_t access, struct OPEN4resok *r,
+			   bool *new_open)
 {
 	struct state_file *f;
 	struct nfs4_open *op;
@@ -384,13 +411,27 @@ static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
 	f = state_file_get(obj);
 	if (!f)
 		return resource(c);
+	if (a->claim == CLAIM_DELEGATE_CUR || a->claim == CLAIM_DELEG_CUR_FH) {
+		struct nfs4_stid *d;
+		uint32_t st = nfs4_stid_lookup_in(c, o->client,
+						  &a->delegate_stateid,
+						  1u << NFS4_STID_DELEG, false,
+						  &d);
+
+		if (st == NFS4_OK && d->file != f)
+			st = NFS4ERR_BAD_STATEID;
+		if (st != NFS4_OK) {
+			state_file_put(f);
+			return st;
+		}
+	}
 	op = nfs4_open_find(o, f);
 	if (op) {
-		ret = nfs4_open_upgrade(op, access, deny);
+		ret = nfs4_open_upgrade(op, access, a->share_deny);
 		if (ret == 0)
 			nfs4_stid_bump(&op->sid);
 	} else {
-		ret = nfs4_open_new(o, f, access, deny, &op);
+		ret = nfs4_open_new(o, f, access, a->share_deny, &op);
 		if (ret == 0)
 			*new_open = true;
 	}
@@ -406,23 +447,61 @@ static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
 	return NFS4_OK;
 }
 
-/* 4.1: why no delegation, when the client said what it wanted. */
-static void open_deleg(const struct nfs4_compound *c, uint32_t share_access,
+/*
+ * The delegation of an OPEN done (deleg.c decides; 4.1 only): none for a
+ * claim of one held, the one reclaimed for CLAIM_PREVIOUS. Takes the
+ * client's mutex; the open is looked up again (its client may have
+ * expired meanwhile).
+ */
+static void open_deleg(struct nfs4_compound *c, struct nfs4_client *cl,
+		       const struct OPEN4args *a, struct vfs_obj *obj,
 		       struct OPEN4resok *r)
 {
-	uint32_t want = share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+	uint32_t want = a->share_access & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+	struct nfs4_fh file = {
+		.set = true,
+		.export = c->cur.export,
+		.opts = c->cur.opts,
+		.obj = obj,
+	};
+	struct nfs4_deleg_offer off = {.type = OPEN_DELEGATE_NONE};
+	struct nfs_fh4 fh;
+	struct nfs4_stid *s;
 
 	r->delegation_type = OPEN_DELEGATE_NONE;
-	if (c->minorversion == 0 ||
-	    want == OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE)
+	if (c->minorversion == 0 || a->claim == CLAIM_DELEGATE_CUR ||
+	    a->claim == CLAIM_DELEG_CUR_FH)
 		return;
-	r->delegation_type = OPEN_DELEGATE_NONE_EXT;
-	if (want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG)
-		r->ond_why = WND4_NOT_WANTED;
-	else if (want == OPEN4_SHARE_ACCESS_WANT_CANCEL)
-		r->ond_why = WND4_CANCELLED;
-	else
-		r->ond_why = WND4_NOT_SUPP_FTYPE; /* none are granted */
+	/* the handle only when a delegation may come of it */
+	fh.len = 0;
+	if (c->cur.export && !c->cur.export->wide.no_deleg &&
+	    want != OPEN4_SHARE_ACCESS_WANT_NO_DELEG &&
+	    want != OPEN4_SHARE_ACCESS_WANT_CANCEL &&
+	    nfs4_fh_of(&file, &fh) != 0) {
+		off.type = want ? OPEN_DELEGATE_NONE_EXT : OPEN_DELEGATE_NONE;
+		off.why = WND4_RESOURCE;
+	} else {
+		nfs4_client_lock(cl);
+		s = nfs4_stid_find_other(cl, r->stateid.other);
+		if (s && s->type == NFS4_STID_OPEN) {
+			struct state_holder h = nfs4_open_holder(
+				nfs4_container_of(s, struct nfs4_open, sid));
+
+			nfs4_deleg_offer(c, cl, s->file, &h,
+					 a->share_access &
+						 OPEN4_SHARE_ACCESS_BOTH,
+					 a->share_access,
+					 a->claim == CLAIM_PREVIOUS
+						 ? a->delegate_type
+						 : 0,
+					 &fh, &off);
+		}
+		pthread_mutex_unlock(&cl->mu);
+	}
+	r->delegation_type = off.type;
+	r->ond_why = off.why;
+	r->deleg_stateid = off.stateid;
+	r->deleg_recall = off.recall;
 }
 
 /* Undo a new open whose truncation failed (looked up again: the client
@@ -492,7 +571,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	if (status != NFS4_OK)
 		goto out_seqid;
 
-	if (a->claim == CLAIM_NULL) {
+	if (a->claim == CLAIM_NULL || a->claim == CLAIM_DELEGATE_CUR) {
 		status = open_by_name(c, a, &fs, r);
 	} else if (c->cur.pseudo || !c->cur.obj) {
 		status = NFS4ERR_ISDIR;
@@ -504,13 +583,14 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 		status = open_check_file(c, access, &fs);
 	if (status != NFS4_OK)
 		goto out_seqid;
-	/* SMB oplocks this open conflicts with break first; the client
-	 * retries the OPEN meanwhile (no client lock is held here: the
-	 * break goes out on this thread). */
+	/* SMB oplocks and other clients' delegations this open conflicts
+	 * with break first; the client retries the OPEN meanwhile (no
+	 * client lock is held here: the break goes out on this thread). */
 	{
 		struct state_grant_ask ask = {
 			.op = STATE_OP_OPEN,
 			.flags = STATE_ASK_DATA,
+			.key = cl,
 			.access = access & STATE_SHARE_MASK,
 			.deny = a->share_deny & STATE_SHARE_MASK,
 		};
@@ -526,8 +606,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	}
 
 	nfs4_client_lock(cl);
-	status = open_state(c, o, fs.obj, access, a->share_deny, r,
-			    &new_open);
+	status = open_state(c, o, a, fs.obj, access, r, &new_open);
 	pthread_mutex_unlock(&cl->mu);
 	if (status == NFS4_OK && a->claim == CLAIM_PREVIOUS)
 		atomic_fetch_add(&nfs4_st.reclaimed_opens, 1);
@@ -547,8 +626,8 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	if (a->claim == CLAIM_PREVIOUS)
 		log_debug("nfs4: client %016llx reclaimed an open",
 			  (unsigned long long)clid);
-	open_deleg(c, a->share_access, r);
-	if (a->claim == CLAIM_NULL) {
+	open_deleg(c, cl, a, fs.obj, r);
+	if (a->claim == CLAIM_NULL || a->claim == CLAIM_DELEGATE_CUR) {
 		/* OPEN makes the opened file the current filehandle */
 		nfs4_fh_set_obj(&c->cur, c->cur.export, c->cur.opts, fs.obj);
 		fs.obj = NULL;
@@ -833,4 +912,129 @@ const struct nfs4_op nfs4_op_desc_close = {
 	.encode = enc_stateid_res,
 	.release = nfs4_seqres_release,
 	.cache = nfs4_seqres_cache,
+};
+
+/* WANT_DELEGATION4args (RFC 8881 §18.49.1) */
+struct WANT_DELEGATION4args {
+	uint32_t want;
+	uint32_t claim;
+	uint32_t delegate_type;        /* CLAIM_PREVIOUS */
+};
+
+struct WANT_DELEGATION4resok {
+	struct nfs4_deleg_offer off;
+};
+
+static bool dec_WANT_DELEGATION4args(struct xdr_buf *x, void *p)
+{
+	struct WANT_DELEGATION4args *a = p;
+
+	if (!xdr_dec_u32(x, &a->want) || !xdr_dec_u32(x, &a->claim))
+		return false;
+	switch (a->claim) {
+	case CLAIM_FH:
+	case CLAIM_DELEG_PREV_FH:
+		return true;
+	case CLAIM_PREVIOUS:
+		return xdr_dec_u32(x, &a->delegate_type);
+	default:
+		return false;
+	}
+}
+
+static bool enc_WANT_DELEGATION4resok(struct xdr_buf *x, uint32_t status,
+				      const void *p)
+{
+	const struct WANT_DELEGATION4resok *r = p;
+
+	(void)status;
+	return enc_delegation(x, r->off.type, r->off.why, &r->off.stateid,
+			      r->off.recall);
+}
+
+/**
+ * nfs4_op_want_delegation() - RFC 8881 §18.49.3: a delegation of the
+ * current file without an OPEN, under the same rules as OPEN's
+ * (deleg.c): read unless a write delegation is wanted; CLAIM_PREVIOUS
+ * reclaims one in the grace period (NO_GRACE after it), CLAIM_FH is a
+ * new one (GRACE during it); CLAIM_DELEG_PREV_FH is not supported. No
+ * delegation is queued for later (the *_WHEN_* hints are ignored, and the
+ * answer says why none was given).
+ */
+static uint32_t nfs4_op_want_delegation(struct nfs4_compound *c, void *args,
+					void *res)
+{
+	struct WANT_DELEGATION4args *a = args;
+	struct WANT_DELEGATION4resok *r = res;
+	uint32_t want = a->want & OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+	uint32_t access = OPEN4_SHARE_ACCESS_READ, status, reclaim = 0;
+	struct nfs4_client *cl = c->client;
+	struct nfs4_fh file = c->cur;
+	struct state_holder h;
+	struct state_file *f;
+	struct vfs_attr va;
+	struct nfs_fh4 fh;
+
+	if (c->cur.pseudo || !c->cur.obj)
+		return NFS4ERR_INVAL;
+	if (want > OPEN4_SHARE_ACCESS_WANT_CANCEL || !cl)
+		return NFS4ERR_INVAL;
+	switch (a->claim) {
+	case CLAIM_DELEG_PREV_FH:
+		return NFS4ERR_NOTSUPP;
+	case CLAIM_PREVIOUS:
+		if (a->delegate_type != OPEN_DELEGATE_READ &&
+		    a->delegate_type != OPEN_DELEGATE_WRITE)
+			return NFS4ERR_INVAL;
+		status = nfs4_grace_check_reclaim(cl);
+		if (status != NFS4_OK)
+			return status;
+		reclaim = a->delegate_type;
+		break;
+	default:
+		status = nfs4_grace_check_new();
+		if (status != NFS4_OK)
+			return status;
+	}
+	if (vfs_getattr(c->cur.obj, &va))
+		return NFS4ERR_STALE;
+	r->off.type = OPEN_DELEGATE_NONE_EXT;
+	if (va.type != VFS_REG) {
+		r->off.why = va.type == VFS_DIR ? WND4_IS_DIR
+						: WND4_NOT_SUPP_FTYPE;
+		return NFS4_OK;
+	}
+	if (want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG ||
+	    reclaim == OPEN_DELEGATE_WRITE)
+		access |= OPEN4_SHARE_ACCESS_WRITE;
+	if (want == OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE)
+		want = OPEN4_SHARE_ACCESS_WANT_ANY_DELEG; /* asked: say why */
+	r->off.why = WND4_RESOURCE;
+	if (nfs4_fh_of(&file, &fh) != 0)
+		return NFS4_OK;
+	f = state_file_get(c->cur.obj);
+	if (!f)
+		return NFS4_OK;
+	h.id = cl;
+	h.tag = STATE_HOLDER_NFS4;
+	nfs4_client_get(cl);
+	nfs4_client_lock(cl);
+	nfs4_deleg_offer(c, cl, f, &h, access, want, reclaim, &fh, &r->off);
+	nfs4_client_unlock_put(cl);
+	state_file_put(f);
+	if (r->off.type == OPEN_DELEGATE_NONE)
+		r->off.type = OPEN_DELEGATE_NONE_EXT;
+	return NFS4_OK;
+}
+
+const struct nfs4_op nfs4_op_desc_want_delegation = {
+	.name = "WANT_DELEGATION",
+	.minor_min = 1,
+	.minor_max = 255,
+	.flags = NFS4_OP_NEEDS_FH,
+	.args_size = sizeof(struct WANT_DELEGATION4args),
+	.res_size = sizeof(struct WANT_DELEGATION4resok),
+	.decode = dec_WANT_DELEGATION4args,
+	.handle = nfs4_op_want_delegation,
+	.encode = enc_WANT_DELEGATION4resok,
 };

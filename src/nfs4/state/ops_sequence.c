@@ -122,7 +122,8 @@ static uint32_t take_slot(struct nfs4_compound *c, struct nfs4_session *s,
  * nfs4_op_sequence() - see the file comment. On success @c holds the
  * session, slot and client (released by nfs4_sequence_cache() and
  * nfs4_compound_end()). sr_status_flags reports CB_PATH_DOWN(_SESSION)
- * while the back channel does not work (backchannel.c). A retry whose
+ * while the back channel does not work (backchannel.c), and
+ * RECALLABLE_STATE_REVOKED while a revoked delegation is not freed. A retry whose
  * arguments differ from the request that used the slot and seqid (their
  * digest) is a false retry (RFC 8881 §2.10.6.1.3): SEQ_FALSE_RETRY.
  * Only the session's shard lock and mutex are taken (and the client's
@@ -162,6 +163,8 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 	r->sr_highest_slotid = s->nslots - 1;
 	r->sr_target_highest_slotid = s->nslots - 1;
 	r->sr_status_flags |= nfs4_bc_seq_flags(s);
+	if (atomic_load(&s->client->nrevoked))
+		r->sr_status_flags |= SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
 	return NFS4_OK;
 }
 

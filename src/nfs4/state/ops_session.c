@@ -281,6 +281,7 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *c, void *args,
 							     : CDFS4_FORE;
 	pthread_mutex_lock(&s->mu);
 	s->cb_sec = a->csa_sec;
+	s->minor = c->minorversion;
 	if (nfs4_session_bind_conn(s, c->call->conn, dir))
 		nfs4_bc_probe(s);
 	pthread_mutex_unlock(&s->mu);

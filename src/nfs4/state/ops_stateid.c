@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Stateid housekeeping: FREE_STATEID (RFC 8881 §18.38), TEST_STATEID
- * (§18.48), and the delegation operations that, with no delegation ever
- * granted, can only refuse: DELEGPURGE (§18.5) and DELEGRETURN (§18.6).
+ * (§18.48), DELEGRETURN (§18.6) and DELEGPURGE (§18.5, refused: nasd
+ * does not support CLAIM_DELEGATE_PREV).
  */
 #include <string.h>
 
@@ -38,8 +38,9 @@ static bool dec_stateid_args(struct xdr_buf *x, void *p)
 
 /**
  * nfs4_op_free_stateid() - RFC 8881 §18.38.3: forget a lock stateid that
- * holds no locks; LOCKS_HELD for one that does and for open stateids
- * (they go with CLOSE). The seqid is not checked.
+ * holds no locks, or a revoked delegation; LOCKS_HELD for a lock stateid
+ * that holds locks, open stateids (they go with CLOSE) and delegations
+ * still held (DELEGRETURN). The seqid is not checked.
  */
 uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, void *args, void *res)
 {
@@ -51,12 +52,18 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, void *args, void *res)
 
 	(void)res;
 	status = nfs4_stid_lookup(c, &a->stateid,
-				  1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK,
+				  1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK |
+					  1u << NFS4_STID_DELEG |
+					  1u << NFS4_STID_DELEG_REVOKED,
 				  false, &s);
 	if (status != NFS4_OK)
 		return status;
 	cl = s->client;
-	if (s->type == NFS4_STID_OPEN) {
+	if (s->type == NFS4_STID_DELEG_REVOKED) {
+		nfs4_deleg_free(nfs4_container_of(s, struct nfs4_deleg, sid));
+		goto out;
+	}
+	if (s->type == NFS4_STID_OPEN || s->type == NFS4_STID_DELEG) {
 		status = NFS4ERR_LOCKS_HELD;
 		goto out;
 	}
@@ -142,7 +149,9 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, void *args, void *res)
 		}
 		r->status[i] = nfs4_stid_lookup_in(
 			c, cl, &sid,
-			1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK, true, &s);
+			1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK |
+				1u << NFS4_STID_DELEG,
+			true, &s);
 	}
 	if (cl)
 		nfs4_client_unlock_put(cl);
@@ -190,21 +199,30 @@ const struct nfs4_op nfs4_op_desc_delegpurge = {
 };
 
 /**
- * nfs4_op_delegreturn() - RFC 8881 §18.6.3: no delegation was ever
- * granted, so the stateid cannot name one: BAD_STATEID (STALE_STATEID /
- * EXPIRED in 4.0 for an earlier instance's or an expired client's).
+ * nfs4_op_delegreturn() - RFC 8881 §18.6.3: give a delegation of the
+ * current file back (a recall of it ends, whoever waited goes on). A
+ * revoked one answers DELEG_REVOKED (4.1: FREE_STATEID forgets it); a
+ * stateid of another kind or file BAD_STATEID.
  */
 uint32_t nfs4_op_delegreturn(struct nfs4_compound *c, void *args, void *res)
 {
 	struct stateid_args *a = args;
+	struct nfs4_client *cl;
 	struct nfs4_stid *s;
 	uint32_t status;
 
 	(void)res;
-	status = nfs4_stid_lookup(c, &a->stateid, 0, false, &s);
-	if (status == NFS4_OK) /* not reached: no type matches */
-		nfs4_client_unlock_put(s->client);
-	return status == NFS4_OK ? NFS4ERR_BAD_STATEID : status;
+	status = nfs4_stid_lookup(c, &a->stateid, 1u << NFS4_STID_DELEG, true,
+				  &s);
+	if (status != NFS4_OK)
+		return status;
+	cl = s->client; /* pinned by the lookup; @s may go below */
+	if (c->cur.pseudo || state_file_obj(s->file) != c->cur.obj)
+		status = NFS4ERR_BAD_STATEID;
+	else
+		nfs4_deleg_free(nfs4_container_of(s, struct nfs4_deleg, sid));
+	nfs4_client_unlock_put(cl);
+	return status;
 }
 
 const struct nfs4_op nfs4_op_desc_delegreturn = {

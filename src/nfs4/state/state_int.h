@@ -69,6 +69,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/timer.h"
 #include "nfs4/compound.h"
 #include "nfs4/nfs4_xdr.h"
 #include "nfs4/state/state.h"
@@ -84,6 +85,8 @@
 #define NFS4_MAX_STATEIDS 262144
 /* byte ranges: STATE_MAX_RANGES of the shared file state */
 #define NFS4_MAX_CONNS_PER_SESSION 8
+#define NFS4_MAX_DELEGS 65536
+#define NFS4_MAX_DELEGS_PER_CLIENT 8192
 
 /* Channel limits offered by CREATE_SESSION (RFC 8881 §18.36). */
 #define NFS4_CA_MAXREQUEST (1024 * 1024 + 64 * 1024)
@@ -117,6 +120,8 @@
 #define OPEN4_SHARE_ACCESS_WANT_CANCEL 0x0500
 #define OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL 0x10000
 #define OPEN4_SHARE_ACCESS_WANT_PUSH_DELEG_WHEN_UNCONTENDED 0x20000
+
+#define NFS_LIMIT_SIZE 1              /* limit_by4 */
 
 #define OPEN4_RESULT_CONFIRM 0x2
 #define OPEN4_RESULT_LOCKTYPE_POSIX 0x4
@@ -182,6 +187,7 @@ enum state_protect_how4 { SP4_NONE = 0, SP4_MACH_CRED = 1, SP4_SSV = 2 };
 /* SEQUENCE sr_status_flags (RFC 8881 §18.46.3) */
 #define SEQ4_STATUS_CB_PATH_DOWN 0x1
 #define SEQ4_STATUS_EXPIRED_ALL_STATE_REVOKED 0x8
+#define SEQ4_STATUS_RECALLABLE_STATE_REVOKED 0x40
 #define SEQ4_STATUS_CB_PATH_DOWN_SESSION 0x200
 #define SEQ4_STATUS_BACKCHANNEL_FAULT 0x400
 
@@ -351,6 +357,10 @@ struct nfs4_client {
 
 	/* @mu */
 	enum nfs4_cb_state cb_state;   /* 4.0 callback path */
+	struct nfs4_list delegs;       /* nfs4_deleg.client_link */
+	uint32_t ndelegs;              /* live and revoked */
+	/* revoked, not yet FREE_STATEID'd (atomic: SEQUENCE reads it) */
+	atomic_uint nrevoked;
 	struct nfs4_list owners;       /* nfs4_owner.client_link */
 	struct nfs4_owner *owner_hash[NFS4_OWNER_BUCKETS];
 	uint32_t nowners;
@@ -391,17 +401,27 @@ struct nfs4_session {
 	uint8_t conn_dir[NFS4_MAX_CONNS_PER_SESSION];  /* CDFS4_* */
 	uint32_t nconns;
 	/* back channel (backchannel.c) */
+	uint32_t minor;                /* CREATE_SESSION's: CB_COMPOUND's */
 	struct nfs4_cb_sec cb_sec;
 	enum nfs4_cb_state cb_state;   /* DOWN until a CB_NULL is answered */
 	struct conn *cb_conn;          /* where the last probe went */
 	uint32_t cb_xid;               /* its xid */
 	uint64_t cb_sent;              /* nfs4_now_ms() when it was queued */
+	uint32_t cb_rtt_ms;            /* of the last answered call */
+	/* the one CB_COMPOUND out on slot 0 (backchannel.c) */
+	bool call_busy;
+	uint32_t call_xid;
+	uint32_t call_seq;             /* slot 0's csa_sequenceid */
+	uint64_t call_sent;            /* nfs4_now_ms() */
+	uint8_t call_other[NFS4_OTHER_SIZE]; /* the delegation recalled */
 };
 
 enum nfs4_stid_type {
 	NFS4_STID_OPEN = 1,
 	NFS4_STID_LOCK = 2,
 	NFS4_STID_CLOSED = 3,          /* 4.0: kept for a CLOSE replay */
+	NFS4_STID_DELEG = 4,
+	NFS4_STID_DELEG_REVOKED = 5,   /* until FREE_STATEID (4.1) */
 };
 
 struct nfs4_stid {
@@ -467,6 +487,29 @@ struct nfs4_lockstate {
 	struct nfs4_list owner_link;
 	struct nfs4_open *open;
 	struct nfs4_list open_link;
+};
+
+/*
+ * A delegation (RFC 8881 §10.2): a grant of the shared file state's
+ * engine (kind DELEG, key: the client), one per (client, file), under its
+ * client's mutex. Referenced by its client's list (until returned,
+ * freed or, once revoked, FREE_STATEID) and by its grant (until the
+ * engine releases it); it holds a reference on its client.
+ */
+struct nfs4_deleg {
+	struct nfs4_stid sid;
+	struct nfs4_list client_link;
+	struct state_grant *grant;     /* NULL once revoked */
+	uint32_t type;                 /* OPEN_DELEGATE_READ or _WRITE */
+	atomic_int refs;
+	/* the client's mutex */
+	bool recall_due;               /* a CB_RECALL is to be sent */
+	bool recalled;                 /* ... and was */
+	uint8_t retries;               /* CB_RECALL sent again after an error */
+	uint64_t recall_ms;            /* when the recall began */
+	bool retry_armed;
+	struct timer retry;            /* armed: holds a reference */
+	struct nfs_fh4 fh;             /* for CB_RECALL */
 };
 
 /* The client, session and stateid hashes: shards with a lock each. */
@@ -714,6 +757,60 @@ void nfs4_lockstate_free(struct nfs4_lockstate *ls);
 /* Does @ls hold any byte range? */
 bool nfs4_lockstate_has_locks(const struct nfs4_lockstate *ls);
 
+/*
+ * deleg.c: delegations. nfs4_deleg_offer() runs at the end of an OPEN
+ * and for WANT_DELEGATION, under the client's mutex; the rest as each
+ * says.
+ */
+struct nfs4_deleg_offer {
+	uint32_t type;                 /* OPEN_DELEGATE_*: what is granted */
+	uint32_t why;                  /* NONE_EXT: WND4_* */
+	struct stateid4 stateid;
+	bool recall;                   /* a reclaim granted to be returned */
+};
+/*
+ * nfs4_deleg_offer() - a delegation of @f (the file @fh names) for @cl,
+ * whose open @h (its shares do not count as others'; WANT_DELEGATION: a
+ * holder of no share) has the
+ * share @access, with the 4.1 want bits @want of share_access, when the
+ * client's callback path is up, the export allows them, no other holder
+ * conflicts (the engine's rule), the file was not recalled in the last
+ * NFS4_DELEG_RECALL_QUIET_MS and no limit or memory pressure stands in
+ * the way; @reclaim: CLAIM_PREVIOUS of the delegation type @reclaim
+ * (granted whatever the policy says, with recall set if it conflicts).
+ * Under the client's mutex.
+ */
+void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
+		      struct state_file *f, const struct state_holder *h,
+		      uint32_t access, uint32_t want, uint32_t reclaim,
+		      const struct nfs_fh4 *fh, struct nfs4_deleg_offer *out);
+/* The delegation of @cl (locked) on @f, or NULL. */
+struct nfs4_deleg *nfs4_deleg_find(struct nfs4_client *cl,
+				   const struct state_file *f);
+/* DELEGRETURN (and a revoked one's FREE_STATEID): under the client's
+ * mutex; @d is gone afterwards. */
+void nfs4_deleg_free(struct nfs4_deleg *d);
+/* nfs4_client_destroy(): every delegation of @cl (locked). */
+void nfs4_deleg_free_all(struct nfs4_client *cl);
+/*
+ * nfs4_deleg_kick() - send the next recall that @cl owes on a session
+ * whose back channel is up and free. Under @cl's mutex.
+ */
+void nfs4_deleg_kick(struct nfs4_client *cl);
+/*
+ * nfs4_deleg_recall_done() - the CB_RECALL for the delegation @other of
+ * @cl was answered @status (or lost: NFS4ERR_DELAY). Without locks.
+ */
+void nfs4_deleg_recall_done(struct nfs4_client *cl,
+			    const uint8_t other[NFS4_OTHER_SIZE],
+			    uint32_t status);
+/* `nasd stats` counters (start-up). */
+void nfs4_deleg_stats_init(void);
+/* A file recalled this recently gets no new delegation. */
+#define NFS4_DELEG_RECALL_QUIET_MS 5000
+/* No write delegation over a back channel slower than this. */
+#define NFS4_DELEG_SLOW_CB_MS 100
+
 /* grace.c */
 struct nfs4_grace_rec {
 	struct nfs4_grace_rec *next;
@@ -796,7 +893,25 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		   size_t len);
 /* @c closed (rpc_set_close_handler): unbind it everywhere. */
 void nfs4_bc_conn_closed(struct conn *c);
-/* A CB_NULL to send, built by nfs4_bc_probe() for the callback thread. */
+/*
+ * nfs4_bc_recall() - send CB_COMPOUND(CB_SEQUENCE, CB_RECALL) of the
+ * delegation @stateid of @fh on @s, whose back channel is up and has no
+ * call out (nfs4_bc_call_free()). Under s->mu. False when it cannot be
+ * sent (no connection, no memory, queue full): the path is then down.
+ */
+bool nfs4_bc_call_free(struct nfs4_session *s);
+bool nfs4_bc_recall(struct nfs4_session *s, const struct stateid4 *stateid,
+		    const struct nfs_fh4 *fh);
+/*
+ * nfs4_bc_recall_reply() - the status of a reply record to a CB_RECALL
+ * call: the RPC layer's (SERVERFAULT unless accepted with SUCCESS), then
+ * CB_COMPOUND4res's first failed operation's or its own. Every length is
+ * checked (fuzz_cb_reply).
+ */
+uint32_t nfs4_bc_recall_reply(const uint8_t *rec, size_t len);
+/* Is the back channel of @s up (or being probed, in time)? Under s->mu. */
+bool nfs4_bc_session_ok(struct nfs4_session *s);
+/* A CB_NULL or CB_COMPOUND to send, built for the callback thread. */
 struct nfs4_bc_job;
 void nfs4_bc_job_run(struct nfs4_bc_job *j);
 void nfs4_bc_job_free(struct nfs4_bc_job *j);

@@ -247,6 +247,12 @@ static uint32_t stid_check(struct nfs4_compound *c, struct nfs4_client *cl,
 			   struct nfs4_stid *s, const struct stateid4 *sid,
 			   unsigned int types, bool check_seqid)
 {
+	/* a revoked delegation where a live one would do (RFC 8881
+	 * §8.2.3; 4.0 has no FREE_STATEID: ADMIN_REVOKED) */
+	if (s->type == NFS4_STID_DELEG_REVOKED &&
+	    !(types & (1u << s->type)) && (types & (1u << NFS4_STID_DELEG)))
+		return c->minorversion ? NFS4ERR_DELEG_REVOKED
+				       : NFS4ERR_ADMIN_REVOKED;
 	if (!(types & (1u << s->type)))
 		return NFS4ERR_BAD_STATEID;
 	if (c->minorversion >= 1 ? cl != c->client : cl->minor != 0)
@@ -393,12 +399,27 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 	/* the shared file state alone: no client is involved */
 	if (nfs4_stateid_is_anon(&tmp) || nfs4_stateid_is_bypass(&tmp))
 		return special_io(c, write, nfs4_stateid_is_bypass(&tmp), &r);
-	status = stid_find_lock(
-		c, &tmp, 1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK, true, &s);
+	status = stid_find_lock(c, &tmp,
+				1u << NFS4_STID_OPEN | 1u << NFS4_STID_LOCK |
+					1u << NFS4_STID_DELEG,
+				true, &s);
 	if (status != NFS4_OK)
 		return status;
 	if (state_file_obj(s->file) != c->cur.obj) {
 		status = NFS4ERR_BAD_STATEID;
+		goto out;
+	}
+	if (s->type == NFS4_STID_DELEG) {
+		/* I/O under a delegation: reads under either kind, writes
+		 * under a write delegation (RFC 8881 §10.2, §9.1.2) */
+		struct nfs4_deleg *d =
+			nfs4_container_of(s, struct nfs4_deleg, sid);
+
+		h = (struct state_holder){d, STATE_HOLDER_NFS4};
+		if (write && d->type != OPEN_DELEGATE_WRITE)
+			status = NFS4ERR_OPENMODE;
+		else if (state_check_io(s->file, &h, write, &r) < 0)
+			status = NFS4ERR_LOCKED;
 		goto out;
 	}
 	if (s->type == NFS4_STID_OPEN) {
