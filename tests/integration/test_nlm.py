@@ -13,7 +13,9 @@ holder's UNLOCK; CANCEL of a waiting lock GRANTED, of none DENIED;
 UNLOCK; stale and forged handles STALE_FH (v4) / DENIED_NOLOCKS (v3);
 v3 32-bit ranges; 64-bit range overflow FBIG; LOCK_MSG answered by a
 LOCK_RES call; SHARE vs SHARE deny; FREE_ALL and SM_NOTIFY from the
-client release its locks; hostile arguments are GARBAGE_ARGS; after a
+client release its locks; NLM and NFSv4 locks and shares on one file, and
+no NFSv4 delegation while an NLM lock of another client is held; hostile
+arguments are GARBAGE_ARGS; after a
 restart: SM_NOTIFY reaches the listener, a new LOCK is DENIED_GRACE_PERIOD
 and a reclaim is GRANTED; after grace a reclaim is refused.
 
@@ -288,6 +290,22 @@ def cross_nfs4(h, port, a, b, root, exp):
          b.st(SHARE, shareargs(fh, b"YS", 0, 2)))
     h.eq("cross_nlm_unshare_b", GRANTED_ST,
          b.st(UNSHARE, shareargs(fh, b"YS", 0, 2)))
+    # delegations: none while another client holds an NLM lock of the
+    # file (RFC 8881 §10.4: it could not see that client's writes)
+    import test_nfs4_deleg as td
+    hd = td.Holder(port, f"cross-nlm-deleg-{os.getpid()}")
+    h.eq("cross_deleg_holder_back_channel", True, hd.probe_answered)
+    h.eq("cross_nlm_lock_2", GRANTED_ST,
+         a.st(LOCK, lockargs(fh, b"X", 41, 0, 100)))
+    st, _, d, _ = hd.open(dirfh, "x4", nc.ACCESS_READ, owner=b"dh1")
+    h.eq("cross_no_deleg_with_nlm_lock", (0, td.DELEG_NONE),
+         (st, d[0] if d else None))
+    h.eq("cross_nlm_unlock_2", GRANTED_ST,
+         a.st(UNLOCK, unlockargs(fh, b"X", 41, 0, 100)))
+    st, _, d, _ = hd.open(dirfh, "x4", nc.ACCESS_READ, owner=b"dh2")
+    h.eq("cross_deleg_after_nlm_unlock", (0, td.DELEG_READ),
+         (st, d[0] if d else None))
+    hd.c.close()
     v4.close_conn()
 
 
