@@ -54,6 +54,10 @@ struct nfs4_compound {
 	struct nfs4_session *session;
 	struct nfs4_slot *slot;
 	struct nfs4_client *client;       /* the session's client (4.1) */
+	/* 4.0: the client whose grants this compound's accesses leave alone
+	 * (the last stateid checked for I/O, an OPEN's owner); identity
+	 * only. See nfs4_grant_key(). */
+	const void *grant_key;
 	bool cachethis;
 	uint32_t opindex;                 /* index of the op being run */
 	uint32_t numops;
@@ -70,6 +74,17 @@ struct nfs4_compound {
 	struct nfs4_pseudo *pseudo;
 	uint32_t reply_room;
 };
+
+/*
+ * nfs4_grant_key() - the key of the caller's own delegations, which its
+ * accesses do not recall (state_grant_break_key): its client, the
+ * session's in 4.1, in 4.0 the one its stateids or open owner named
+ * (NULL when none has yet).
+ */
+static inline const void *nfs4_grant_key(const struct nfs4_compound *c)
+{
+	return c->client ? (const void *)c->client : c->grant_key;
+}
 
 /* Operation flags. */
 #define NFS4_OP_NEEDS_FH 0x01    /* NOFILEHANDLE without a current fh */

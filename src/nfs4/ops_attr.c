@@ -21,7 +21,8 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 	/* another client's write delegation holds the size and times: it
 	 * is recalled (DELAY meanwhile) instead of asked with CB_GETATTR */
 	if (c->cur.obj && state_grant_any() &&
-	    state_grant_break_key(c->cur.obj, STATE_OP_GETATTR, c->client))
+	    state_grant_break_key(c->cur.obj, STATE_OP_GETATTR,
+				  nfs4_grant_key(c)))
 		return NFS4ERR_DELAY;
 	err = nfs4_attr_fill(c, &c->cur, &a->attr_request, &r->src);
 	return err ? nfs4_status(OP_GETATTR, err) : NFS4_OK;
@@ -75,7 +76,7 @@ static uint32_t nfs4_op_setattr(struct nfs4_compound *c, void *args,
 	    state_grant_break_key(c->cur.obj,
 				  sa.set_size ? STATE_OP_WRITE
 					      : STATE_OP_SETATTR,
-				  c->client))
+				  nfs4_grant_key(c)))
 		return NFS4ERR_DELAY;
 	err = vfs_setattr(c->cur.obj, &sa);
 	if (err)

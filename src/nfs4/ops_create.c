@@ -115,7 +115,7 @@ static uint32_t nfs4_op_link(struct nfs4_compound *c, void *args, void *res)
 	/* another client's delegation of the file is recalled first */
 	if (!err)
 		err = state_grant_break_key(c->saved.obj, STATE_OP_NAMESPACE,
-					    c->client);
+					    nfs4_grant_key(c));
 	if (err)
 		return nfs4_status(OP_LINK, err);
 	r->cinfo.before = nfs4_dir_change(dir);

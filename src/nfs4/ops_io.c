@@ -78,7 +78,8 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 		return st;
 	/* An SMB client caching writes (exclusive, batch) flushes first,
 	 * another NFSv4 client's write delegation is recalled. */
-	if (state_grant_break_key(c->cur.obj, STATE_OP_READ, c->client))
+	if (state_grant_break_key(c->cur.obj, STATE_OP_READ,
+				  nfs4_grant_key(c)))
 		return NFS4ERR_DELAY;
 	if (count > NFS4_IO_MAX)
 		count = NFS4_IO_MAX;
@@ -151,7 +152,8 @@ static uint32_t nfs4_op_write(struct nfs4_compound *c, void *args, void *res)
 	st = nfs4_state_check_io(c, &a->stateid, true, a->offset, a->len);
 	if (st != NFS4_OK)
 		return st;
-	if (state_grant_break_key(c->cur.obj, STATE_OP_WRITE, c->client))
+	if (state_grant_break_key(c->cur.obj, STATE_OP_WRITE,
+				  nfs4_grant_key(c)))
 		return NFS4ERR_DELAY;
 	/* stable_how4 and vfs_stable share their numbering (0..2) */
 	n = vfs_write(c->cur.obj, a->offset, a->data, a->len,

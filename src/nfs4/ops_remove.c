@@ -28,7 +28,8 @@ static uint32_t nfs4_op_remove(struct nfs4_compound *c, void *args,
 	err = nfs4_name_check(&a->target);
 	if (err)
 		return nfs4_status(OP_REMOVE, err);
-	err = state_may_unlink_name(dir, name, a->target.len, c->client);
+	err = state_may_unlink_name(dir, name, a->target.len,
+				    nfs4_grant_key(c));
 	if (err)
 		return nfs4_status(OP_REMOVE, err);
 	r->cinfo.before = nfs4_dir_change(dir);
@@ -79,10 +80,12 @@ static uint32_t nfs4_op_rename(struct nfs4_compound *c, void *args,
 		err = nfs4_name_check(&a->newname);
 	if (!err)
 		err = state_may_unlink_name(sdir, (const char *)a->oldname.data,
-					    a->oldname.len, c->client);
+					    a->oldname.len,
+					    nfs4_grant_key(c));
 	if (!err)
 		err = state_may_unlink_name(tdir, (const char *)a->newname.data,
-					    a->newname.len, c->client);
+					    a->newname.len,
+					    nfs4_grant_key(c));
 	if (err)
 		return nfs4_status(OP_RENAME, err);
 	r->source_cinfo.before = va.change;

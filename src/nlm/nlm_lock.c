@@ -167,6 +167,18 @@ static void retry_arm(uint64_t ms)
 	retry_on = timer_arm(&retry_timer, ms, retry_fire, NULL) == 0;
 }
 
+/*
+ * Is a client caching the file (an NFSv4 delegation, whose holder may
+ * hold locks the server has not seen) being recalled before @op can be
+ * answered? Its recall is started; the caller answers "later".
+ */
+static bool grants_recalled(struct state_file *f, enum state_grant_op op)
+{
+	struct state_grant_ask ask = {.op = op};
+
+	return state_grant_break(f, &ask, NULL) == -EAGAIN;
+}
+
 static void retry_fire(struct timer *t)
 {
 	struct nlm_block *b, *next;
@@ -179,7 +191,7 @@ static void retry_fire(struct timer *t)
 		int err;
 
 		next = b->next;
-		if (b->granted)
+		if (b->granted || grants_recalled(b->f, STATE_OP_WRITE))
 			continue;
 		err = state_lock(b->f, &sh, &b->range, b->excl, NULL, NULL);
 		if (err == -EAGAIN)
@@ -349,6 +361,12 @@ static void do_test(struct rpc_call *call, const struct nlm_args *a,
 	res->stat = target_get(call, &a->alock, &t);
 	if (res->stat)
 		goto out;
+	/* a delegation's holder may lock without telling: recalled first,
+	 * the client asks again (as during a grace period) */
+	if (grants_recalled(t.f, STATE_OP_LOCKT)) {
+		res->stat = NLM4_DENIED_GRACE_PERIOD;
+		goto out;
+	}
 	tc = rpc_call_alloc(call, sizeof(*tc));
 	if (!tc) {
 		res->stat = NLM4_DENIED_NOLOCKS;
@@ -378,7 +396,7 @@ static void do_lock(struct rpc_call *call, const struct nlm_args *a,
 	struct nlm_owner *o = NULL;
 	struct nlm_block *b;
 	struct state_holder sh;
-	bool save = false;
+	bool save = false, recalling;
 	int err;
 
 	res_init(res, a, NLMPROC_LOCK);
@@ -390,6 +408,13 @@ static void do_lock(struct rpc_call *call, const struct nlm_args *a,
 	res->stat = target_get(call, &a->alock, &t);
 	if (res->stat)
 		goto out;
+	/* a delegation's holder may hold locks unseen: recalled first; a
+	 * blocking LOCK waits for it, another is told to ask again */
+	recalling = grants_recalled(t.f, STATE_OP_WRITE);
+	if (recalling && !a->block) {
+		res->stat = NLM4_DENIED_GRACE_PERIOD;
+		goto out;
+	}
 	pthread_mutex_lock(&nlm_mu);
 	h = nlm_host_find(&a->alock.caller_name, rpc_call_peer(call), true);
 	if (h)
@@ -399,7 +424,8 @@ static void do_lock(struct rpc_call *call, const struct nlm_args *a,
 		goto out_unlock;
 	}
 	sh = nlm_holder(o);
-	err = state_lock(t.f, &sh, &t.r, a->exclusive, NULL, NULL);
+	err = recalling ? -EAGAIN
+			: state_lock(t.f, &sh, &t.r, a->exclusive, NULL, NULL);
 	if (err == 0) {
 		err = nlm_rec_add(o, t.f, false);
 		if (err) {

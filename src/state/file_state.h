@@ -357,6 +357,7 @@ enum state_grant_op {
 	STATE_OP_SETATTR,        /* changes other attributes */
 	STATE_OP_NAMESPACE,      /* removes, renames or links the file */
 	STATE_OP_GETATTR,        /* reads size and times (NFS GETATTR) */
+	STATE_OP_LOCKT,          /* tests for a byte-range lock */
 };
 
 #define STATE_ASK_DATA 0x1u      /* OPEN: reads, writes or executes */

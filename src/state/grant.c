@@ -79,7 +79,8 @@ static void grant_put(struct state_grant *g)
  * What a grant of @g's kind keeps of @level when @ask happens (MS-FSA
  * 2.1.4.12 for oplocks, 2.1.5.1.2 for what an open breaks, MS-SMB2
  * §3.3.4.7 for leases; RFC 8881 §10.4.4 for delegations: any conflict
- * recalls the whole delegation).
+ * recalls the whole delegation, a lock or a lock test too, since its
+ * holder may lock without telling the server, §10.4.1).
  */
 static uint32_t keep(const struct state_grant *g, uint32_t level,
 		     const struct state_grant_ask *ask, bool share_conflict)
@@ -117,6 +118,7 @@ static uint32_t keep(const struct state_grant *g, uint32_t level,
 			break;
 		case STATE_OP_SETATTR:
 		case STATE_OP_GETATTR:
+		case STATE_OP_LOCKT:
 			break;
 		case STATE_OP_NAMESPACE:
 			/* Oplocks do not break on rename or delete (Samba,

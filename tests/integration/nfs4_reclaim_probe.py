@@ -7,7 +7,8 @@ usage: nfs4_reclaim_probe.py open  PORT DIRPATH NAME   -> OPEN (create)
        nfs4_reclaim_probe.py lockt PORT FILEPATH       -> LOCKT, whole file
 
 PATH is the server-side path (an export appears at its own path in the
-pseudo-fs). Prints the status name of the OPEN / LOCKT (OK, GRACE, DENIED,
+pseudo-fs). A LOCKT answered DELAY (a delegation being recalled) is asked
+again for up to 20 s. Prints the status name of the OPEN / LOCKT (OK, GRACE, DENIED,
 ...) and, for a DENIED LOCKT, the conflicting range and owner length.
 Exit status 0 when the probe ran, 1 on a setup failure.
 """
@@ -15,6 +16,7 @@ Exit status 0 when the probe ran, 1 on a setup failure.
 import os
 import random
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_nfs4_raw import (Session, connect, op, opaque, u32,  # noqa: E402
@@ -59,7 +61,13 @@ def do_lockt(port, path):
     fh = fh_of(ss, path)
     args = (u32(2) + u64(0) + u64(0xFFFFFFFFFFFFFFFF) + u64(ss.clientid)
             + opaque(b"probe-lock-owner"))          # WRITE_LT, whole file
-    r = ss.call([op_putfh(fh), op(OP_LOCKT, args)])
+    # DELAY while the kernel client's delegation is recalled (it locks
+    # locally under one): asked again, as a client does
+    for _ in range(100):
+        r = ss.call([op_putfh(fh), op(OP_LOCKT, args)])
+        if r.status != 10008:
+            break
+        time.sleep(0.2)
     line = sname(r.status)
     if r.status == 10010:
         for _ in range(r.n):

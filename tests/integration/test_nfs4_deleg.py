@@ -34,9 +34,13 @@ channel, so never granted one) check:
   - WANT_DELEGATION (CLAIM_FH) gets a read delegation; of a directory
     NONE_EXT/WND4_IS_DIR; CLAIM_DELEG_PREV_FH NOTSUPP, CLAIM_PREVIOUS
     outside a grace period NO_GRACE, an unknown claim BADXDR;
-  - REMOVE by another client recalls (DELAY until DELEGRETURN);
+  - another client's LOCKT and REMOVE recall (DELAY until DELEGRETURN);
   - a byte-range lock of another client keeps a delegation from being
     granted;
+  - NFSv4.0: a client whose callback (a listener of the test's on
+    127.0.0.1) answered CB_NULL gets a read delegation; a conflicting open
+    sends it CB_COMPOUND(minor 0, its callback_ident, CB_RECALL) over a
+    connection of the server's; DELEGRETURN lets the open through;
   - `nasd stats`: nfs4_delegations_total, recalls, returns, revoked, the
     CB_RECALL procedure; SIGTERM exits 0 without a sanitizer report.
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and exits 1 if any failed.
@@ -47,9 +51,12 @@ import os
 import random
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,6 +71,8 @@ OP_CLOSE, OP_DELEGRETURN, OP_GETATTR, OP_GETFH = 4, 8, 9, 10
 OP_LOCK, OP_OPEN, OP_PUTFH, OP_READ = 12, 18, 22, 25
 OP_WRITE, OP_FREE_STATEID, OP_TEST_STATEID = 38, 45, 55
 OP_WANT_DELEGATION = 56
+OP_OPEN_CONFIRM, OP_RENEW = 20, 30
+OP_SETCLIENTID, OP_SETCLIENTID_CONFIRM = 35, 36
 OP_SEQUENCE = 53
 CB_COMPOUND, CB_RECALL, CB_SEQUENCE = 1, 4, 11
 DELEG_NONE, DELEG_READ, DELEG_WRITE, DELEG_NONE_EXT = 0, 1, 2, 3
@@ -263,6 +272,143 @@ def stat_value(d, name):
     return d.get("values", {}).get(name)
 
 
+class CbListener(threading.Thread):
+    """The 4.0 client's callback service on 127.0.0.1: answers CB_NULL,
+    and CB_COMPOUND with CB_RECALL OK; records (proc, args)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.ls = socket.socket()
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(8)
+        self.port = self.ls.getsockname()[1]
+        self.calls = []
+        self.cv = threading.Condition()
+
+    def run(self):
+        while True:
+            try:
+                s, _ = self.ls.accept()
+            except OSError:
+                return
+            try:
+                s.settimeout(10)
+                data = raw.recv_record(s)
+                d = Dec(data)
+                xid, _ = d.u32(), d.u32()
+                d.u32()
+                d.u32()
+                d.u32()
+                proc = d.u32()
+                d.u32()
+                d.opaque()
+                d.u32()
+                d.opaque()
+                args = data[d.o:]
+                res = b""
+                if proc == CB_COMPOUND:
+                    res = (u32(0) + opaque(b"") + u32(1) + u32(CB_RECALL)
+                           + u32(0))
+                s.sendall(record(u32(xid) + u32(1) + u32(0) + u32(0) +
+                                 u32(0) + u32(0) + res))
+                with self.cv:
+                    self.calls.append((proc, args))
+                    self.cv.notify_all()
+            except (OSError, struct.error):
+                pass
+            finally:
+                s.close()
+
+    def wait(self, proc, timeout=8.0):
+        end = time.time() + timeout
+        with self.cv:
+            while True:
+                for i, (p, a) in enumerate(self.calls):
+                    if p == proc:
+                        del self.calls[i]
+                        return a
+                left = end - time.time()
+                if left <= 0:
+                    return None
+                self.cv.wait(left)
+
+
+def t_deleg40(port, exp_path, o, root):
+    """NFSv4.0: SETCLIENTID with a loopback callback, a read delegation,
+    CB_RECALL (minor 0, the callback_ident) on a conflict, DELEGRETURN."""
+    lis = CbListener()
+    lis.start()
+    s = raw.connect(port)
+    verf = bytes(random.getrandbits(8) for _ in range(8))
+    p = lis.port
+    uaddr = f"127.0.0.1.{p >> 8}.{p & 255}".encode()
+    args = (verf + opaque(f"deleg40-{random.getrandbits(32)}".encode())
+            + u32(0x40000000) + opaque(b"tcp") + opaque(uaddr) + u32(7))
+    r = raw.compound(s, 0, [op(OP_SETCLIENTID, args)])
+    expect("v40_setclientid", r.status, 0)
+    if r.status != 0:
+        return
+    r.next()
+    clid, confirm = r.dec.u64(), r.dec.fixed(8)
+    r = raw.compound(s, 0, [op(OP_SETCLIENTID_CONFIRM, u64(clid) + confirm)])
+    expect("v40_setclientid_confirm", r.status, 0)
+    check("v40_cb_null_probe", lis.wait(0) is not None, "no CB_NULL")
+    time.sleep(0.3)
+    r = o.open(root, "g40", nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
+               create=True, owner=b"c40")
+    fh = r.fh
+    if r.status == 0:
+        o.close(r.fh, r.stateid)
+    oargs = (u32(0) + u32(nfs4_client.ACCESS_READ) + u32(0) + u64(clid)
+             + opaque(b"owner40") + u32(0) + u32(0) + opaque(b"g40"))
+    r = raw.compound(s, 0, [raw.op_putfh(root), op(OP_OPEN, oargs)])
+    expect("v40_open", r.status, 0)
+    if r.status != 0:
+        return
+    r.next()
+    r.next()
+    osid = r.dec.fixed(16)
+    r.dec.u32()
+    r.dec.u64()
+    r.dec.u64()
+    rflags = r.dec.u32()
+    r.dec.bitmap()
+    deleg = nfs4_client.parse_delegation(r.dec)
+    check("v40_read_deleg", deleg[0] == DELEG_READ, f"{deleg}")
+    if rflags & 2:                       # OPEN_CONFIRM
+        r = raw.compound(s, 0, [raw.op_putfh(fh),
+                                op(OP_OPEN_CONFIRM, osid + u32(1))])
+        expect("v40_open_confirm", r.status, 0)
+    if deleg[0] != DELEG_READ:
+        return
+    st = o.open(root, "g40", nfs4_client.ACCESS_WRITE, nfs4_client.DENY_NONE,
+                owner=b"w40").status
+    expect("v40_conflict_delay", st, DELAY)
+    args = lis.wait(CB_COMPOUND)
+    rec = None
+    if args is not None:
+        d = Dec(args)
+        try:
+            rec = {"tag": d.opaque(), "minor": d.u32(), "ident": d.u32(),
+                   "n": d.u32(), "op": d.u32(), "stateid": d.fixed(16),
+                   "truncate": d.u32(), "fh": d.opaque()}
+        except struct.error:
+            rec = None
+    check("v40_cb_recall", rec is not None and rec["minor"] == 0 and
+          rec["ident"] == 7 and rec["n"] == 1 and rec["op"] == CB_RECALL and
+          rec["stateid"] == deleg[1] and rec["fh"] == fh, f"{rec}")
+    r = raw.compound(s, 0, [op(OP_RENEW, u64(clid))])
+    expect("v40_renew", r.status, 0)
+    r = raw.compound(s, 0, [raw.op_putfh(fh),
+                            op(OP_DELEGRETURN, deleg[1])])
+    expect("v40_delegreturn", r.status, 0)
+    st = retry(lambda: o.open(root, "g40", nfs4_client.ACCESS_WRITE,
+                              nfs4_client.DENY_NONE, owner=b"w40b").status, 0)
+    expect("v40_conflict_after_return", st, 0)
+    s.close()
+    lis.ls.close()
+
+
 def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     h = Holder(port, f"deleg-holder-{random.getrandbits(32)}")
     check("holder_probe_answered", h.probe_answered, "no CB_NULL")
@@ -414,6 +560,29 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     st, _ = want(fh4, WANT_READ_DELEG, u32(9))
     expect("want_delegation_bad_claim_badxdr", st, BADXDR)
 
+    # --- another client's LOCKT recalls (its holder may lock locally) ---
+    r = o.open(root, "f6", nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
+               create=True, owner=b"c6")
+    if r.status == 0:
+        o.close(r.fh, r.stateid)
+    st, _, deleg, fh6 = h.open(root, "f6", nfs4_client.ACCESS_READ,
+                               owner=b"r6")
+    got = st == 0 and deleg[0] == DELEG_READ
+    check("read_deleg_f6", got, f"{sname(st)} {deleg}")
+    if got:
+        expect("lockt_recalls_delay",
+               o.lockt(fh6, nfs4_client.WRITE_LT, 0, 10).status, DELAY)
+        xid, rec = wait_recall(h)
+        check("lockt_recall_sent", rec is not None and
+              rec.get("stateid") == deleg[1], f"{rec}")
+        if rec:
+            answer_recall(h.c, xid, rec)
+        r, _ = h.call([raw.op_putfh(fh6), op(OP_DELEGRETURN, deleg[1])])
+        expect("delegreturn_f6", r.status, 0)
+        st = retry(lambda: o.lockt(fh6, nfs4_client.WRITE_LT, 0,
+                                   10).status, 0)
+        expect("lockt_after_return", st, 0)
+
     # --- REMOVE by another client recalls ---
     r = o.open(root, "f3", nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
                create=True, owner=b"c3")
@@ -428,7 +597,7 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
         expect("remove_delay", o.remove(root, "f3").status, DELAY)
         xid, rec = wait_recall(h)
         check("remove_recalls", rec is not None and
-              rec.get("stateid") == deleg[1] and rec.get("seq") == 2,
+              rec.get("stateid") == deleg[1] and rec.get("seq") == 3,
               f"{rec}")
         if rec:
             answer_recall(h.c, xid, rec)
@@ -519,6 +688,9 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
         if r.dec.u32() == 1:
             tst = r.dec.u32()
     expect("test_stateid_freed", tst, BAD_STATEID)
+
+    # --- NFSv4.0 ---
+    t_deleg40(port, exp_path, o, root)
 
     # --- nasd stats ---
     d = stats(nasd, state)

@@ -305,6 +305,21 @@ def cross_nfs4(h, port, a, b, root, exp):
     st, _, d, _ = hd.open(dirfh, "x4", nc.ACCESS_READ, owner=b"dh2")
     h.eq("cross_deleg_after_nlm_unlock", (0, td.DELEG_READ),
          (st, d[0] if d else None))
+    # an NLM TEST recalls it (its holder may lock locally): "ask again"
+    # (DENIED_GRACE_PERIOD) until it is returned
+    if d and d[0] == td.DELEG_READ:
+        h.eq("cross_nlm_test_while_recalling", GRACE,
+             b.st(TEST, testargs(fh, b"Y", 42, 0, 10)))
+        xid, rec = td.wait_recall(hd)
+        h.check("cross_nlm_test_recalls", rec is not None, "no CB_RECALL")
+        if rec:
+            td.answer_recall(hd.c, xid, rec)
+        fh4 = td.walk_fh(v4.ss, exp + "/x4")[1]
+        r, _ = hd.call([td.raw.op_putfh(fh4),
+                        td.op(td.OP_DELEGRETURN, d[1])])
+        h.eq("cross_delegreturn", 0, r.status)
+        h.eq("cross_nlm_test_after_return", GRANTED_ST,
+             b.st(TEST, testargs(fh, b"Y", 42, 0, 10)))
     hd.c.close()
     v4.close_conn()
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * NFSv4.0 callback path probe (RFC 7530 §16.33, §15.1): after
+ * The NFSv4.0 callback path (RFC 7530 §16.33, §15.1, §10.2): after
  * SETCLIENTID_CONFIRM a background thread connects to the client's
  * callback address over TCP and sends CB_NULL; the client record notes
- * whether the path is up. Only loopback addresses (127.0.0.1, ::1) are
- * ever contacted; any other address leaves the path marked down. No
- * delegations are granted, so nothing but the probe is sent.
+ * whether the path is up (and the address that answered). Delegations
+ * are recalled the same way: CB_COMPOUND(CB_RECALL) with the client's
+ * callback_ident, one connection per call, the answer handed to deleg.c.
+ * Only loopback addresses (127.0.0.1, ::1) are ever contacted; any other
+ * address leaves the path marked down.
  *
  * The same thread sends the NFSv4.1 back channel's CB_NULL calls
  * (backchannel.c), which go out on the client's own connection.
@@ -32,7 +34,15 @@ struct cb_job {
 	struct nfs4_bc_job *bc;        /* 4.1: a back-channel call, or NULL */
 	clientid4 clientid;
 	struct nfs4_cb40 cb;
+	bool recall;                   /* CB_RECALL of stateid, fh; else CB_NULL */
+	struct stateid4 stateid;
+	struct nfs_fh4 fh;
 };
+
+/* CB_COMPOUND(CB_RECALL) args: tag, minor, ident, count, op, stateid,
+ * truncate, fh */
+#define CB_RECALL40_MAX (16 + 4 + 16 + 4 + 4 + NFS4_FHSIZE)
+#define CB_REPLY_MAX 1024
 
 static pthread_mutex_t cb_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cb_cv = PTHREAD_COND_INITIALIZER;
@@ -134,16 +144,25 @@ static int read_full(int fd, uint8_t *buf, size_t n)
 	return 0;
 }
 
-/* One CB_NULL call (RFC 7530 §16.33: program cb_program, version 1). */
-static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
-		   uint32_t prog, uint32_t xid)
+/*
+ * One call of @proc (RFC 7530 §16.33: program cb_program, version 1,
+ * AUTH_NONE) with the encoded arguments @args; its reply record into
+ * @rep (*@rlen bytes). 0, or -errno (-EPROTO: a record too short or too
+ * long, or of another xid).
+ */
+static int cb_call(const struct sockaddr_storage *ss, socklen_t sl,
+		   uint32_t prog, uint32_t xid, uint32_t proc,
+		   const uint8_t *args, size_t alen, uint8_t *rep,
+		   size_t *rlen)
 {
-	uint8_t req[44], hdr[4], rep[512];
+	uint8_t req[44 + CB_RECALL40_MAX], hdr[4];
 	struct xdr_buf x;
 	uint32_t mark, v, n;
 	int fd, ret, err = 0;
 	socklen_t el = sizeof(err);
 
+	if (alen > CB_RECALL40_MAX)
+		return -EINVAL;
 	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
 	if (fd < 0)
@@ -163,17 +182,17 @@ static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
 		}
 	}
 	xdr_init(&x, req, sizeof(req));
-	xdr_enc_u32(&x, 0x80000000u | 40);
+	xdr_enc_u32(&x, 0x80000000u | (uint32_t)(40 + alen));
 	xdr_enc_u32(&x, xid);
 	xdr_enc_u32(&x, CALL);
 	xdr_enc_u32(&x, RPC_VERSION);
 	xdr_enc_u32(&x, prog);
 	xdr_enc_u32(&x, CB_VERSION);
-	xdr_enc_u32(&x, 0);       /* CB_NULL */
+	xdr_enc_u32(&x, proc);
 	xdr_enc_u32(&x, AUTH_NONE);
 	xdr_enc_u32(&x, 0);
 	xdr_enc_u32(&x, AUTH_NONE);
-	if (!xdr_enc_u32(&x, 0)) {
+	if (!xdr_enc_u32(&x, 0) || !xdr_enc_opaque_fixed(&x, args, alen)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -190,7 +209,7 @@ static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
 	mark = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
 	       (uint32_t)hdr[2] << 8 | hdr[3];
 	n = mark & 0x7fffffffu;
-	if (n < 24 || n > sizeof(rep)) {
+	if (n < 24 || n > CB_REPLY_MAX) {
 		ret = -EPROTO;
 		goto out;
 	}
@@ -199,22 +218,60 @@ static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
 		goto out;
 	xdr_init(&x, rep, n);
 	ret = -EPROTO;
-	if (!xdr_dec_u32(&x, &v) || v != xid || !xdr_dec_u32(&x, &v) ||
-	    v != REPLY || !xdr_dec_u32(&x, &v) || v != MSG_ACCEPTED)
+	if (!xdr_dec_u32(&x, &v) || v != xid)
 		goto out;
-	{
-		const uint8_t *body;
-		uint32_t blen;
-
-		if (!xdr_dec_u32(&x, &v) ||
-		    !xdr_dec_opaque_ref(&x, &body, &blen, RPC_AUTH_MAX_BODY))
-			goto out;
-	}
-	if (!xdr_dec_u32(&x, &v) || v != SUCCESS)
-		goto out;
+	*rlen = n;
 	ret = 0;
 out:
 	close(fd);
+	return ret;
+}
+
+/* CB_NULL: 0 when answered accepted with SUCCESS. */
+static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
+		   uint32_t prog, uint32_t xid)
+{
+	uint8_t rep[CB_REPLY_MAX];
+	struct xdr_buf x;
+	const uint8_t *body;
+	uint32_t v, blen;
+	size_t n = 0;
+	int ret = cb_call(ss, sl, prog, xid, 0, NULL, 0, rep, &n);
+
+	if (ret < 0)
+		return ret;
+	xdr_init(&x, rep, n);
+	if (!xdr_dec_u32(&x, &v) || !xdr_dec_u32(&x, &v) || v != REPLY ||
+	    !xdr_dec_u32(&x, &v) || v != MSG_ACCEPTED || !xdr_dec_u32(&x, &v) ||
+	    !xdr_dec_opaque_ref(&x, &body, &blen, RPC_AUTH_MAX_BODY) ||
+	    !xdr_dec_u32(&x, &v) || v != SUCCESS)
+		return -EPROTO;
+	return 0;
+}
+
+/*
+ * CB_RECALL of @j's delegation (RFC 7530 §16.32; minor version 0, the
+ * client's callback_ident): the reply's status (nfs4_bc_recall_reply), or
+ * -errno when the call could not be made.
+ */
+static int cb_recall40(const struct sockaddr_storage *ss, socklen_t sl,
+		       const struct cb_job *j, uint32_t xid, uint32_t *status)
+{
+	uint8_t args[CB_RECALL40_MAX], rep[CB_REPLY_MAX];
+	struct xdr_buf x;
+	size_t n = 0;
+	int ret;
+
+	xdr_init(&x, args, sizeof(args));
+	if (!(xdr_enc_u32(&x, 0) && xdr_enc_u32(&x, 0) &&
+	      xdr_enc_u32(&x, j->cb.ident) && xdr_enc_u32(&x, 1) &&
+	      xdr_enc_u32(&x, 4 /* OP_CB_RECALL */) &&
+	      nfs4_enc_stateid4(&x, &j->stateid) && xdr_enc_bool(&x, false) &&
+	      nfs4_enc_nfs_fh4(&x, &j->fh)))
+		return -EINVAL;
+	ret = cb_call(ss, sl, j->cb.program, xid, 1, args, x.pos, rep, &n);
+	if (ret == 0)
+		*status = nfs4_bc_recall_reply(rep, n);
 	return ret;
 }
 
@@ -225,23 +282,34 @@ static void cb_run(const struct cb_job *j, uint32_t xid)
 	socklen_t sl;
 	int ret;
 
+	uint32_t status = NFS4ERR_DELAY;
+
 	ret = nfs4_cb_parse_uaddr(j->cb.netid, j->cb.addr, &ss, &sl);
 	if (ret == 0)
-		ret = cb_null(&ss, sl, j->cb.program, xid);
+		ret = j->recall ? cb_recall40(&ss, sl, j, xid, &status)
+				: cb_null(&ss, sl, j->cb.program, xid);
 	if (ret == 0)
-		log_debug("nfs4: client %016llx callback path up",
-			  (unsigned long long)j->clientid);
+		log_debug("nfs4: client %016llx callback path up%s",
+			  (unsigned long long)j->clientid,
+			  j->recall ? " (CB_RECALL answered)" : "");
 	else
 		log_info("nfs4: client %016llx callback path down (%s)",
 			 (unsigned long long)j->clientid,
 			 ret == -EPERM ? "not a loopback address"
 				       : strerror(-ret));
 	cl = nfs4_client_lookup(j->clientid);
-	if (cl) {
-		nfs4_client_lock(cl);
-		cl->cb_state = ret == 0 ? NFS4_CB_UP : NFS4_CB_DOWN;
-		nfs4_client_unlock_put(cl);
-	}
+	if (!cl)
+		return;
+	nfs4_client_lock(cl);
+	cl->cb_state = ret == 0 ? NFS4_CB_UP : NFS4_CB_DOWN;
+	if (ret == 0 && !j->recall)
+		cl->cb_probed = j->cb;
+	pthread_mutex_unlock(&cl->mu);
+	/* a recall's answer; a path up again: the recalls it still owes */
+	if (j->recall || ret == 0)
+		nfs4_deleg_recall_done(cl, j->recall ? j->stateid.other : NULL,
+				       status);
+	nfs4_client_put(cl);
 }
 
 static void *cb_main(void *arg)
@@ -336,6 +404,29 @@ bool nfs4_cb_queue_bc(struct nfs4_bc_job *bc)
 	if (!j)
 		return false;
 	j->bc = bc;
+	if (!cb_queue(j)) {
+		free(j);
+		return false;
+	}
+	return true;
+}
+
+/** nfs4_cb_recall40() - see state_int.h. */
+bool nfs4_cb_recall40(clientid4 id, const struct nfs4_cb40 *cb,
+		      const struct stateid4 *stateid, const struct nfs_fh4 *fh)
+{
+	struct cb_job *j;
+
+	if (!cb_running)
+		return false;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;
+	j->clientid = id;
+	j->cb = *cb;
+	j->recall = true;
+	j->stateid = *stateid;
+	j->fh = *fh;
 	if (!cb_queue(j)) {
 		free(j);
 		return false;

@@ -32,8 +32,11 @@
  * SEQ4_STATUS_RECALLABLE_STATE_REVOKED until the client frees it with
  * FREE_STATEID (RFC 8881 §8.2.3, §18.46.3).
  *
- * NFSv4.0 clients get no delegations (their callback path would need
- * CB_RECALL over a connection of the server's own): partial.
+ * NFSv4.0 clients get read delegations over their callback path
+ * (callback.c: CB_RECALL on a connection of the server's own, to a
+ * loopback address only, as the probe): no write delegations, since
+ * nothing tells a 4.0 client's own GETATTR from another's; a revoked one
+ * is forgotten at once (4.0 has no FREE_STATEID).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -189,6 +192,19 @@ static uint32_t offer_type(struct nfs4_compound *c, struct nfs4_client *cl,
 	    atomic_load(&nfs4_st.nstateids) >= NFS4_MAX_STATEIDS ||
 	    iobuf_pressure())
 		return OPEN_DELEGATE_NONE;
+	if (cl->minor == 0) {
+		/* 4.0: read delegations over a callback path probed up
+		 * (nothing tells a 4.0 client's GETATTR from another's, so a
+		 * write delegation would be recalled by its own) */
+		if (cl->cb_state != NFS4_CB_UP && !reclaim)
+			return OPEN_DELEGATE_NONE;
+		if (type == OPEN_DELEGATE_WRITE) {
+			*why = WND4_CONTENTION;
+			return reclaim ? OPEN_DELEGATE_READ : OPEN_DELEGATE_NONE;
+		}
+		*why = WND4_CONTENTION;
+		return type;
+	}
 	/* a reclaim may come before the back channel is up again */
 	rtt = cb_rtt(cl);
 	if (rtt == UINT32_MAX && !reclaim)
@@ -211,8 +227,6 @@ void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
 	uint32_t type, level = 0, may = 0, why = WND4_CONTENTION;
 
 	memset(out, 0, sizeof(*out));
-	if (c->minorversion == 0)
-		return;
 	want &= OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
 	type = offer_type(c, cl, f, access, want, reclaim, &why);
 	if (type != OPEN_DELEGATE_NONE) {
@@ -331,26 +345,55 @@ void nfs4_deleg_free_all(struct nfs4_client *cl)
 	}
 }
 
+/* The first delegation of @cl owed a recall, or NULL. */
+static struct nfs4_deleg *first_due(struct nfs4_client *cl)
+{
+	struct nfs4_list *m;
+
+	for (m = cl->delegs.next; m != &cl->delegs; m = m->next) {
+		struct nfs4_deleg *d =
+			nfs4_container_of(m, struct nfs4_deleg, client_link);
+
+		if (d->recall_due)
+			return d;
+	}
+	return NULL;
+}
+
+/* 4.0: one CB_RECALL at a time, over the callback path probed up. */
+static void kick40(struct nfs4_client *cl)
+{
+	struct nfs4_deleg *due;
+	struct stateid4 sid;
+
+	if (cl->cb_state != NFS4_CB_UP || cl->cb40_busy)
+		return;
+	due = first_due(cl);
+	if (!due)
+		return;
+	nfs4_stid_to_wire(&due->sid, &sid);
+	if (nfs4_cb_recall40(cl->clientid, &cl->cb_probed, &sid, &due->fh)) {
+		due->recall_due = false;
+		due->recalled = true;
+		cl->cb40_busy = true;
+	}
+}
+
 /** nfs4_deleg_kick() - see state_int.h. */
 void nfs4_deleg_kick(struct nfs4_client *cl)
 {
-	struct nfs4_list *n, *m;
+	struct nfs4_list *n;
 
+	if (cl->minor == 0) {
+		kick40(cl);
+		return;
+	}
 	for (n = cl->sessions.next; n != &cl->sessions; n = n->next) {
 		struct nfs4_session *s =
 			nfs4_container_of(n, struct nfs4_session, client_link);
-		struct nfs4_deleg *due = NULL;
+		struct nfs4_deleg *due = first_due(cl);
 		struct stateid4 sid;
 
-		for (m = cl->delegs.next; m != &cl->delegs; m = m->next) {
-			struct nfs4_deleg *d = nfs4_container_of(
-				m, struct nfs4_deleg, client_link);
-
-			if (d->recall_due) {
-				due = d;
-				break;
-			}
-		}
 		if (!due)
 			return;
 		pthread_mutex_lock(&s->mu);
@@ -402,20 +445,28 @@ static void deleg_revoked(struct state_grant *g)
 	nfs4_client_get(cl);
 	nfs4_client_lock(cl);
 	if (d->grant == g && d->sid.type == NFS4_STID_DELEG) {
-		d->sid.type = NFS4_STID_DELEG_REVOKED;
-		d->grant = NULL;
-		d->recall_due = false;
-		cl->nrevoked++;
-		atomic_fetch_sub(&g_delegs, 1);
 		atomic_fetch_add(&g_revoked, 1);
 		revoked = true;
+		if (cl->minor == 0) {
+			/* 4.0 has no FREE_STATEID: forgotten at once (its
+			 * stateid is then BAD_STATEID, as knfsd's) */
+			deleg_finish(d, deleg_unlink(d));
+			g = NULL;
+		} else {
+			d->sid.type = NFS4_STID_DELEG_REVOKED;
+			d->grant = NULL;
+			d->recall_due = false;
+			cl->nrevoked++;
+			atomic_fetch_sub(&g_delegs, 1);
+		}
 	}
 	pthread_mutex_unlock(&cl->mu);
 	if (revoked) {
 		log_info("nfs4: client %016llx: delegation revoked (not "
 			 "returned within %u s of its recall)",
 			 (unsigned long long)cl->clientid, nfs4_st.lease_time);
-		state_grant_remove(g);
+		if (g)
+			state_grant_remove(g);
 	}
 	nfs4_client_put(cl);
 }
@@ -452,6 +503,8 @@ void nfs4_deleg_recall_done(struct nfs4_client *cl,
 	struct nfs4_list *n;
 
 	nfs4_client_lock(cl);
+	if (other && cl->minor == 0)
+		cl->cb40_busy = false;
 	for (n = cl->delegs.next; n != &cl->delegs; n = n->next) {
 		struct nfs4_deleg *d =
 			nfs4_container_of(n, struct nfs4_deleg, client_link);

@@ -266,8 +266,9 @@ static bool dec_RENEW4args(struct xdr_buf *x, void *p)
 
 /**
  * nfs4_op_renew() - RFC 7530 §16.29: renew the lease of a confirmed
- * client (its shard lock and mutex, no global lock). No delegations are
- * granted, so CB_PATH_DOWN never applies.
+ * client (its shard lock and mutex, no global lock); CB_PATH_DOWN (the
+ * lease renewed all the same) while it holds delegations its callback
+ * path cannot recall, so that it sets the path up again.
  */
 uint32_t nfs4_op_renew(struct nfs4_compound *c, void *args, void *res)
 {
@@ -278,8 +279,11 @@ uint32_t nfs4_op_renew(struct nfs4_compound *c, void *args, void *res)
 	(void)c;
 	(void)res;
 	status = nfs4_client_check40(a->clientid, &cl);
-	if (status == NFS4_OK)
-		nfs4_client_unlock_put(cl);
+	if (status != NFS4_OK)
+		return status;
+	if (cl->ndelegs > cl->nrevoked && cl->cb_state != NFS4_CB_UP)
+		status = NFS4ERR_CB_PATH_DOWN;
+	nfs4_client_unlock_put(cl);
 	return status;
 }
 

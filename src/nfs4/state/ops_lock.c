@@ -310,11 +310,21 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 	struct state_file *f;
 	bool excl = is_write(a->locktype), created = false;
 	uint32_t status;
-	bool replay = false;
+	bool replay = false, recalling = false;
 	int ret;
 
 	if (!valid_type(a->locktype))
 		return NFS4ERR_INVAL;
+	/* another client's delegation (its holder may lock without telling)
+	 * is recalled first, with no state lock held; DELAY then goes
+	 * through the seqid rules like any other answer */
+	if (state_grant_any() && c->cur.obj)
+		recalling = state_grant_break_key(
+				    c->cur.obj, STATE_OP_WRITE,
+				    nfs4_stid_key(c, a->new_lock_owner
+							     ? &a->open_stateid
+							     : &a->lock_stateid)) ==
+			    -EAGAIN;
 	if (a->new_lock_owner)
 		status = lock_new_owner(c, a, &lc, &replay);
 	else
@@ -325,6 +335,8 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 		goto out_seqid;
 	status = a->reclaim ? nfs4_grace_check_reclaim(lc.lo->client)
 			    : nfs4_grace_check_new();
+	if (status == NFS4_OK && recalling)
+		status = NFS4ERR_DELAY;
 	if (status != NFS4_OK)
 		goto out_seqid;
 	if (!(lc.op->access &
@@ -449,6 +461,23 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, void *args, void *res)
 		return status;
 	if (state_range_nfs(a->offset, a->length, &range) < 0)
 		return NFS4ERR_INVAL;
+	/* another client's delegation is recalled first (its holder may
+	 * hold locks the server has not seen) */
+	if (state_grant_any()) {
+		struct nfs4_client *owner = c->client
+						    ? NULL
+						    : nfs4_client_lookup(
+							      a->clientid);
+		const void *key = c->client ? (const void *)c->client
+					    : (const void *)owner;
+		int err = state_grant_break_key(c->cur.obj, STATE_OP_LOCKT,
+						key);
+
+		if (owner)
+			nfs4_client_put(owner);
+		if (err == -EAGAIN)
+			return NFS4ERR_DELAY;
+	}
 	status = nfs4_owner_client(c, a->clientid, &cl);
 	if (status != NFS4_OK)
 		return status;

@@ -448,7 +448,7 @@ static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
 }
 
 /*
- * The delegation of an OPEN done (deleg.c decides; 4.1 only): none for a
+ * The delegation of an OPEN done (deleg.c decides): none for a
  * claim of one held, the one reclaimed for CLAIM_PREVIOUS. Takes the
  * client's mutex; the open is looked up again (its client may have
  * expired meanwhile).
@@ -469,8 +469,7 @@ static void open_deleg(struct nfs4_compound *c, struct nfs4_client *cl,
 	struct nfs4_stid *s;
 
 	r->delegation_type = OPEN_DELEGATE_NONE;
-	if (c->minorversion == 0 || a->claim == CLAIM_DELEGATE_CUR ||
-	    a->claim == CLAIM_DELEG_CUR_FH)
+	if (a->claim == CLAIM_DELEGATE_CUR || a->claim == CLAIM_DELEG_CUR_FH)
 		return;
 	/* the handle only when a delegation may come of it */
 	fh.len = 0;
@@ -562,6 +561,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	}
 	nfs4_owner_get(o);
 	clid = cl->clientid;
+	c->grant_key = cl;
 	status = check_claim(c, a, cl);
 	/* a reclaim needs no OPEN_CONFIRM (as knfsd): the client's reclaim
 	 * compound has no GETFH to confirm with */

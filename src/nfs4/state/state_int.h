@@ -357,6 +357,8 @@ struct nfs4_client {
 
 	/* @mu */
 	enum nfs4_cb_state cb_state;   /* 4.0 callback path */
+	struct nfs4_cb40 cb_probed;    /* 4.0: the address that answered */
+	bool cb40_busy;                /* 4.0: a CB_RECALL is out */
 	struct nfs4_list delegs;       /* nfs4_deleg.client_link */
 	uint32_t ndelegs;              /* live and revoked */
 	/* revoked, not yet FREE_STATEID'd (atomic: SEQUENCE reads it) */
@@ -710,6 +712,13 @@ uint32_t nfs4_stid_lookup(struct nfs4_compound *c, const struct stateid4 *sid,
 uint32_t nfs4_stid_lookup_in(struct nfs4_compound *c, struct nfs4_client *cl,
 			     const struct stateid4 *sid, unsigned int types,
 			     bool check_seqid, struct nfs4_stid **out);
+/*
+ * nfs4_stid_key() - the grant key (state_grant_break_key) of the client
+ * owning @sid: the session's in 4.1, else the client of the stateid as
+ * found (identity only, never dereferenced); NULL if none. Takes a
+ * shard lock only.
+ */
+const void *nfs4_stid_key(struct nfs4_compound *c, const struct stateid4 *sid);
 uint32_t nfs4_stid_check_seqid(const struct nfs4_stid *s,
 			       const struct stateid4 *sid, uint32_t minor);
 void nfs4_stid_to_wire(const struct nfs4_stid *s, struct stateid4 *out);
@@ -847,6 +856,13 @@ void nfs4_grace_record_client(struct nfs4_client *cl);
 int nfs4_cb_start(void);
 void nfs4_cb_stop(void);
 void nfs4_cb_probe(clientid4 id, const struct nfs4_cb40 *cb);
+/*
+ * nfs4_cb_recall40() - queue CB_RECALL of the delegation @stateid of @fh
+ * to client @id at @cb (copied); its answer goes to
+ * nfs4_deleg_recall_done(). False when it cannot be queued.
+ */
+bool nfs4_cb_recall40(clientid4 id, const struct nfs4_cb40 *cb,
+		      const struct stateid4 *stateid, const struct nfs_fh4 *fh);
 /* For tests: parse a universal address of loopback only. */
 int nfs4_cb_parse_uaddr(const char *netid, const char *uaddr,
 			struct sockaddr_storage *ss, socklen_t *len);

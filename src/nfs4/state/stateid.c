@@ -338,6 +338,24 @@ static uint32_t stid_find_lock(struct nfs4_compound *c,
 	return NFS4_OK;
 }
 
+/** nfs4_stid_key() - see state_int.h. */
+const void *nfs4_stid_key(struct nfs4_compound *c, const struct stateid4 *sid)
+{
+	struct nfs4_stid_shard *sh;
+	struct nfs4_stid *s;
+	const void *key;
+	uint32_t b;
+
+	if (c->client)
+		return c->client;
+	sh = stid_shard(sid->other, &b);
+	pthread_mutex_lock(&sh->mu);
+	s = shard_find(sh, b, sid->other);
+	key = s ? (const void *)s->client : NULL;
+	pthread_mutex_unlock(&sh->mu);
+	return key;
+}
+
 /** nfs4_stid_lookup() - see state_int.h. */
 uint32_t nfs4_stid_lookup(struct nfs4_compound *c, const struct stateid4 *sid,
 			  unsigned int types, bool check_seqid,
@@ -409,6 +427,7 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
+	c->grant_key = s->client; /* 4.0: whose delegations are its own */
 	if (s->type == NFS4_STID_DELEG) {
 		/* I/O under a delegation: reads under either kind, writes
 		 * under a write delegation (RFC 8881 §10.2, §9.1.2) */
