@@ -251,6 +251,20 @@ nasd_kill9() {
 	nasd_sanitizer_clean
 }
 
+# kclient_require: KCLIENT_DIR names ../shared/kclient (next to the
+# checkout) unless set; the test is skipped, saying so, without it.
+kclient_require() {
+	local here top
+	if [ -z "${KCLIENT_DIR:-}" ]; then
+		here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+		top=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null ||
+			(cd "$here/../.." && pwd))
+		KCLIENT_DIR=$top/../shared/kclient
+	fi
+	[ -f "$KCLIENT_DIR/run.sh" ] ||
+		t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+}
+
 # kclient_results NAME OUTDIR: judge a ../shared/kclient run by its
 # results.txt: at least 5 STEP lines, every STEP rc=0, every CHECK ok.
 kclient_results() {

@@ -7,13 +7,7 @@
 NASD=${1:?usage: $0 NASD}
 . "$(dirname "$0")/lib.sh"
 
-if [ -z "${KCLIENT_DIR:-}" ]; then
-	top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel 2>/dev/null ||
-		(cd "$(dirname "$0")/../.." && pwd))
-	KCLIENT_DIR=$top/../shared/kclient
-fi
-[ -x "$KCLIENT_DIR/run.sh" ] || [ -f "$KCLIENT_DIR/run.sh" ] ||
-	t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+kclient_require
 command -v qemu-system-x86_64 >/dev/null ||
 	t_log "qemu not installed yet: kclient's run.sh installs it"
 

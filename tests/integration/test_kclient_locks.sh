@@ -17,13 +17,7 @@
 NASD=${1:?usage: $0 NASD}
 . "$(dirname "$0")/lib.sh"
 
-if [ -z "${KCLIENT_DIR:-}" ]; then
-	top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel 2>/dev/null ||
-		(cd "$(dirname "$0")/../.." && pwd))
-	KCLIENT_DIR=$top/../shared/kclient
-fi
-[ -f "$KCLIENT_DIR/run.sh" ] ||
-	t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+kclient_require
 [ -f "$KCLIENT_DIR/workload-locks.sh" ] ||
 	t_skip "kclient at $KCLIENT_DIR has no workload-locks.sh"
 

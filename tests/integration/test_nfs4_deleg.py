@@ -258,6 +258,37 @@ def retry(fn, want, timeout=10.0):
     return st
 
 
+def other_file(o, root, name):
+    """A file the other client creates and closes: its handle."""
+    r = o.open(root, name, nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
+               create=True, owner=b"creator-" + name.encode())
+    expect(f"other_create_{name}", r.status, 0)
+    if r.status == 0:
+        o.close(r.fh, r.stateid)
+    return r.fh
+
+
+def recall_cycle(h, root, name, label, conflict, rec_ok=None):
+    """@h opens @name for reading and gets a read delegation; another
+    client's @conflict() is DELAY while it is recalled (CB_RECALL of its
+    stateid and handle, answered); after DELEGRETURN it goes through."""
+    st, _, deleg, fh = h.open(root, name, nfs4_client.ACCESS_READ,
+                              owner=b"reader-" + name.encode())
+    if not check(f"{label}_read_deleg", st == 0 and deleg[0] == DELEG_READ,
+                 f"{sname(st)} {deleg}"):
+        return
+    expect(f"{label}_delay", conflict(), DELAY)
+    xid, rec = wait_recall(h)
+    check(f"{label}_cb_recall", rec is not None and
+          rec.get("stateid") == deleg[1] and rec.get("fh") == fh and
+          (rec_ok is None or rec_ok(rec)), f"{rec}")
+    if rec:
+        answer_recall(h.c, xid, rec)
+    r, _ = h.call([raw.op_putfh(fh), op(OP_DELEGRETURN, deleg[1])])
+    expect(f"{label}_delegreturn", r.status, 0)
+    expect(f"{label}_after_return", retry(conflict, 0), 0)
+
+
 def stats(nasd, state):
     out = subprocess.run([nasd, "stats", "--state-dir", state, "--json"],
                          capture_output=True, text=True, timeout=30)
@@ -560,74 +591,24 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     st, _ = want(fh4, WANT_READ_DELEG, u32(9))
     expect("want_delegation_bad_claim_badxdr", st, BADXDR)
 
-    # --- another client's LOCKT recalls (its holder may lock locally) ---
-    r = o.open(root, "f6", nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
-               create=True, owner=b"c6")
-    if r.status == 0:
-        o.close(r.fh, r.stateid)
-    st, _, deleg, fh6 = h.open(root, "f6", nfs4_client.ACCESS_READ,
-                               owner=b"r6")
-    got = st == 0 and deleg[0] == DELEG_READ
-    check("read_deleg_f6", got, f"{sname(st)} {deleg}")
-    if got:
-        expect("lockt_recalls_delay",
-               o.lockt(fh6, nfs4_client.WRITE_LT, 0, 10).status, DELAY)
-        xid, rec = wait_recall(h)
-        check("lockt_recall_sent", rec is not None and
-              rec.get("stateid") == deleg[1], f"{rec}")
-        if rec:
-            answer_recall(h.c, xid, rec)
-        r, _ = h.call([raw.op_putfh(fh6), op(OP_DELEGRETURN, deleg[1])])
-        expect("delegreturn_f6", r.status, 0)
-        st = retry(lambda: o.lockt(fh6, nfs4_client.WRITE_LT, 0,
-                                   10).status, 0)
-        expect("lockt_after_return", st, 0)
-
-    # --- REMOVE by another client recalls ---
-    r = o.open(root, "f3", nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
-               create=True, owner=b"c3")
-    fh3 = r.fh
-    if r.status == 0:
-        o.close(r.fh, r.stateid)
-    st, _, deleg, _ = h.open(root, "f3", nfs4_client.ACCESS_READ,
-                             owner=b"r3")
-    got = st == 0 and deleg[0] == DELEG_READ
-    check("read_deleg_f3", got, f"{sname(st)} {deleg}")
-    if got:
-        expect("remove_delay", o.remove(root, "f3").status, DELAY)
-        xid, rec = wait_recall(h)
-        check("remove_recalls", rec is not None and
-              rec.get("stateid") == deleg[1] and rec.get("seq") == 3,
-              f"{rec}")
-        if rec:
-            answer_recall(h.c, xid, rec)
-        r, _ = h.call([raw.op_putfh(fh3), op(OP_DELEGRETURN, deleg[1])])
-        expect("delegreturn_f3", r.status, 0)
-        st = retry(lambda: o.remove(root, "f3").status, 0)
-        expect("remove_after_return", st, 0)
-
-    # --- a 4.2 client: its CB_COMPOUND says minor version 2 ---
+    # --- another client's LOCKT and REMOVE recall; a 4.2 client's
+    # CB_COMPOUND says minor version 2 ---
+    def lockt6():
+        return o.lockt(fh6, nfs4_client.WRITE_LT, 0, 10).status
+    fh6 = other_file(o, root, "f6")
+    recall_cycle(h, root, "f6", "lockt", lockt6)
+    other_file(o, root, "f3")
+    recall_cycle(h, root, "f3", "remove",
+                 lambda: o.remove(root, "f3").status,
+                 lambda rec: rec.get("seq") == 3)
     h2 = Holder(port, f"deleg-holder42-{random.getrandbits(32)}", minor=2)
-    r = o.open(root, "f5", nfs4_client.ACCESS_BOTH, nfs4_client.DENY_NONE,
-               create=True, owner=b"c5")
-    if r.status == 0:
-        o.close(r.fh, r.stateid)
-    st, _, deleg, fh5 = h2.open(root, "f5", nfs4_client.ACCESS_READ,
-                                owner=b"r5")
-    got = st == 0 and deleg[0] == DELEG_READ
-    check("v42_read_deleg", got, f"{sname(st)} {deleg}")
-    if got:
-        expect("v42_conflict_delay",
-               o.open(root, "f5", nfs4_client.ACCESS_WRITE,
-                      nfs4_client.DENY_NONE, owner=b"w5").status, DELAY)
-        xid, rec = wait_recall(h2)
-        check("v42_cb_compound_minor_2", rec is not None and
-              rec["minor"] == 2 and rec.get("sessionid") == h2.sid,
-              f"{rec}")
-        if rec:
-            answer_recall(h2.c, xid, rec)
-        r, _ = h2.call([raw.op_putfh(fh5), op(OP_DELEGRETURN, deleg[1])])
-        expect("v42_delegreturn", r.status, 0)
+    other_file(o, root, "f5")
+    recall_cycle(h2, root, "f5", "v42",
+                 lambda: o.open(root, "f5", nfs4_client.ACCESS_WRITE,
+                                nfs4_client.DENY_NONE,
+                                owner=b"w5").status,
+                 lambda rec: rec["minor"] == 2 and
+                 rec.get("sessionid") == h2.sid)
     h2.c.close()
 
     # --- a write delegation, recalled by GETATTR, never returned ---

@@ -16,13 +16,7 @@ NASD=${1:?usage: $0 NASD}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=/usr/bin/python3
 
-if [ -z "${KCLIENT_DIR:-}" ]; then
-	top=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null ||
-		(cd "$HERE/../.." && pwd))
-	KCLIENT_DIR=$top/../shared/kclient
-fi
-[ -f "$KCLIENT_DIR/run.sh" ] ||
-	t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+kclient_require
 
 t_init nfs4deleg_kclient
 PORT=$(t_port "${NFS4_DELEG_TEST_PORT:-17300}") || exit 1

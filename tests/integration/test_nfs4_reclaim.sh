@@ -24,13 +24,7 @@ NASD=${1:?usage: $0 NASD}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PROBE=$HERE/nfs4_reclaim_probe.py
 
-if [ -z "${KCLIENT_DIR:-}" ]; then
-	top=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null ||
-		(cd "$HERE/../.." && pwd))
-	KCLIENT_DIR=$top/../shared/kclient
-fi
-[ -f "$KCLIENT_DIR/run.sh" ] ||
-	t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+kclient_require
 "$NASD" --help 2>&1 | grep -q -- '--grace-time' ||
 	t_skip "nasd has no --grace-time"
 

@@ -14,13 +14,7 @@ NASD=${1:?usage: $0 NASD}
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-if [ -z "${KCLIENT_DIR:-}" ]; then
-	top=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null ||
-		(cd "$HERE/../.." && pwd))
-	KCLIENT_DIR=$top/../shared/kclient
-fi
-[ -f "$KCLIENT_DIR/run.sh" ] ||
-	t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
+kclient_require
 
 t_init smbkclient
 PORT=$(t_port 17400) || exit 1

@@ -200,7 +200,7 @@ static uint32_t offer_type(struct nfs4_compound *c, struct nfs4_client *cl,
 			return OPEN_DELEGATE_NONE;
 		if (type == OPEN_DELEGATE_WRITE) {
 			*why = WND4_CONTENTION;
-			return reclaim ? OPEN_DELEGATE_READ : OPEN_DELEGATE_NONE;
+			return OPEN_DELEGATE_NONE;
 		}
 		*why = WND4_CONTENTION;
 		return type;
