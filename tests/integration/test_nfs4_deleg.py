@@ -27,6 +27,10 @@ channel, so never granted one) check:
     BAD_STATEID and the flag is gone;
   - a 4.2 client's CB_COMPOUND says minor version 2 (the Linux client
     looks its session up among its 4.2 clients only);
+  - a CB_RECALL never answered takes the back channel down
+    (CB_PATH_DOWN_SESSION); after BIND_CONN_TO_SESSION of a new connection
+    and its CB_NULL the recall is sent again there (slot 0 seqid 1 again:
+    no answer moved it on);
   - OPEN CLAIM_DELEG_CUR_FH with the delegation held succeeds (no new
     delegation), with a stateid of no delegation BAD_STATEID;
     CLAIM_DELEGATE_CUR by name likewise; FREE_STATEID of a delegation held
@@ -610,6 +614,42 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
                  lambda rec: rec["minor"] == 2 and
                  rec.get("sessionid") == h2.sid)
     h2.c.close()
+
+    # --- a CB_RECALL never answered: the path goes down; once the client
+    # binds a new connection (and answers its CB_NULL) the recall is sent
+    # again there ---
+    h3 = Holder(port, f"deleg-lost-{random.getrandbits(32)}")
+    other_file(o, root, "f7")
+    st, _, deleg, fh7 = h3.open(root, "f7", nfs4_client.ACCESS_READ,
+                                owner=b"r7")
+    if check("lost_read_deleg", st == 0 and deleg[0] == DELEG_READ,
+             f"{sname(st)} {deleg}"):
+        def conflict7():
+            return o.open(root, "f7", nfs4_client.ACCESS_WRITE,
+                          nfs4_client.DENY_NONE, owner=b"w7").status
+        expect("lost_conflict_delay", conflict7(), DELAY)
+        xid, rec = wait_recall(h3)
+        check("lost_first_recall", rec is not None, "no CB_COMPOUND")
+        time.sleep(5.5)                  # not answered
+        fl = h3.seq_flags()
+        check("lost_recall_path_down",
+              fl is not None and fl & bc.CB_PATH_DOWN_SESSION, f"{fl}")
+        c2 = CallConn(port)
+        r, _ = c2.compound([op(bc.OP_BIND_CONN_TO_SESSION,
+                               h3.sid + u32(0x7) + u32(0))])
+        expect("lost_bind_conn", r.status, 0)
+        h3.c, old = c2, h3.c
+        xid, rec = wait_recall(h3, 8.0)  # CB_NULL answered on the way
+        check("lost_recall_sent_again", rec is not None and
+              rec.get("stateid") == deleg[1] and rec.get("seq") == 1,
+              f"{rec}")
+        if rec:
+            answer_recall(h3.c, xid, rec)
+        r, _ = h3.call([raw.op_putfh(fh7), op(OP_DELEGRETURN, deleg[1])])
+        expect("lost_delegreturn", r.status, 0)
+        expect("lost_conflict_after_return", retry(conflict7, 0), 0)
+        old.close()
+    h3.c.close()
 
     # --- a write delegation, recalled by GETATTR, never returned ---
     st, s2, deleg, fh2 = h.open(root, "f2", nfs4_client.ACCESS_BOTH,
