@@ -18,7 +18,8 @@ channel, so never granted one) check:
     the delegation's stateid and the file's handle); it succeeds once the
     holder answered and sent DELEGRETURN; the file recalled gets no new
     delegation at once;
-  - OPEN for writing gets a write delegation; WRITE under it works;
+  - an OPEN that creates the file gets none (no want said); OPEN for
+    writing of the file then gets a write delegation; WRITE under it works;
     another client's GETATTR of the file recalls it (CB_SEQUENCE seqid 2);
     the holder answers the recall but never returns: after the lease the
     delegation is revoked, the GETATTR goes on, the holder's SEQUENCE
@@ -652,8 +653,15 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     h3.c.close()
 
     # --- a write delegation, recalled by GETATTR, never returned ---
+    # (a file its OPEN creates gets none: see created_no_deleg)
+    st, csid, deleg, cfh = h.open(root, "f2", nfs4_client.ACCESS_BOTH,
+                                  create=True, owner=b"w2c")
+    check("created_no_deleg", st == 0 and deleg[0] == DELEG_NONE,
+          f"{sname(st)} {deleg}")
+    if st == 0:
+        h.call([raw.op_putfh(cfh), op(OP_CLOSE, u32(0) + csid)])
     st, s2, deleg, fh2 = h.open(root, "f2", nfs4_client.ACCESS_BOTH,
-                                create=True, owner=b"w2")
+                                owner=b"w2")
     got = st == 0 and deleg is not None and deleg[0] == DELEG_WRITE
     check("write_deleg_granted", got, f"{sname(st)} {deleg}")
     if not got:

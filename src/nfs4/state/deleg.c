@@ -17,8 +17,9 @@
  * session: slot 0 of the back channel); answers send the next.
  *
  * Policy (RFC 8881 §10.4 leaves it to the server): no delegation while
- * the back channel is not up or (but reclaims) in a grace period; none on
- * a file recalled in the last
+ * the back channel is not up or (but reclaims) in a grace period, none
+ * with an OPEN that created the file unless asked for (ops_open.c); none
+ * on a file recalled in the last
  * NFS4_DELEG_RECALL_QUIET_MS (the conflict is likely to come back); no
  * write delegation over a back channel slower than
  * NFS4_DELEG_SLOW_CB_MS; none under memory pressure, past
