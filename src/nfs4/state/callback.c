@@ -232,19 +232,20 @@ static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
 		   uint32_t prog, uint32_t xid)
 {
 	uint8_t rep[CB_REPLY_MAX];
+	uint32_t rxid, mtype, stat, flavor, accept, blen;
 	struct xdr_buf x;
 	const uint8_t *body;
-	uint32_t v, blen;
 	size_t n = 0;
 	int ret = cb_call(ss, sl, prog, xid, 0, NULL, 0, rep, &n);
 
 	if (ret < 0)
 		return ret;
 	xdr_init(&x, rep, n);
-	if (!xdr_dec_u32(&x, &v) || !xdr_dec_u32(&x, &v) || v != REPLY ||
-	    !xdr_dec_u32(&x, &v) || v != MSG_ACCEPTED || !xdr_dec_u32(&x, &v) ||
+	if (!xdr_dec_u32(&x, &rxid) || !xdr_dec_u32(&x, &mtype) ||
+	    mtype != REPLY || !xdr_dec_u32(&x, &stat) || stat != MSG_ACCEPTED ||
+	    !xdr_dec_u32(&x, &flavor) ||
 	    !xdr_dec_opaque_ref(&x, &body, &blen, RPC_AUTH_MAX_BODY) ||
-	    !xdr_dec_u32(&x, &v) || v != SUCCESS)
+	    !xdr_dec_u32(&x, &accept) || accept != SUCCESS)
 		return -EPROTO;
 	return 0;
 }
@@ -263,7 +264,8 @@ static int cb_recall40(const struct sockaddr_storage *ss, socklen_t sl,
 	int ret;
 
 	xdr_init(&x, args, sizeof(args));
-	if (!(xdr_enc_u32(&x, 0) && xdr_enc_u32(&x, 0) &&
+	if (!(xdr_enc_opaque(&x, NULL, 0) &&              /* tag */
+	      xdr_enc_u32(&x, 0) &&                        /* minorversion */
 	      xdr_enc_u32(&x, j->cb.ident) && xdr_enc_u32(&x, 1) &&
 	      xdr_enc_u32(&x, 4 /* OP_CB_RECALL */) &&
 	      nfs4_enc_stateid4(&x, &j->stateid) && xdr_enc_bool(&x, false) &&

@@ -72,14 +72,20 @@ static const struct state_grant_ops deleg_ops = {
 	.release = deleg_release,
 };
 
-static void deleg_put(struct nfs4_deleg *d)
+/* Drop @n references of @d; the last frees it. */
+static void deleg_put_n(struct nfs4_deleg *d, int n)
 {
 	struct nfs4_client *cl = d->sid.client;
 
-	if (atomic_fetch_sub(&d->refs, 1) != 1)
+	if (atomic_fetch_sub(&d->refs, n) != n)
 		return;
 	free(d);
 	nfs4_client_put(cl);
+}
+
+static void deleg_put(struct nfs4_deleg *d)
+{
+	deleg_put_n(d, 1);
 }
 
 static uint32_t fh_hash(const struct nfs_fh4 *fh)
@@ -285,6 +291,7 @@ void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
  * its grant, if any, is the caller's to remove. */
 static struct state_grant *deleg_unlink(struct nfs4_deleg *d)
 {
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): see state_int.h lists */
 	struct nfs4_client *cl = d->sid.client;
 	struct state_grant *g = d->grant;
 
@@ -305,16 +312,16 @@ static struct state_grant *deleg_unlink(struct nfs4_deleg *d)
 static void deleg_finish(struct nfs4_deleg *d, struct state_grant *g)
 {
 	struct state_file *f = d->sid.file;
+	bool retry = d->retry_armed && timer_cancel(&d->retry);
 
-	if (d->retry_armed && timer_cancel(&d->retry)) {
+	/* @d's own fields first: the puts below may free it */
+	if (retry)
 		d->retry_armed = false;
-		deleg_put(d);
-	}
+	d->sid.file = NULL;
 	if (g)
 		state_grant_remove(g);
-	d->sid.file = NULL;
 	state_file_put(f);
-	deleg_put(d);
+	deleg_put_n(d, retry ? 2 : 1);
 }
 
 /** nfs4_deleg_free() - see state_int.h. */

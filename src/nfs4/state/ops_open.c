@@ -128,6 +128,10 @@ static bool dec_OPEN4args(struct xdr_buf *x, void *p)
 	}
 }
 
+/* nfsace4 (RFC 8881 §6.2.1) of a delegation's permissions, but its
+ * empty who: type ACE4_ACCESS_ALLOWED_ACE_TYPE (0), no flags, no access */
+static const uint8_t no_ace[12];
+
 /* open_delegation4 (RFC 8881 §18.16.2): OPEN's and WANT_DELEGATION's. */
 static bool enc_delegation(struct xdr_buf *x, uint32_t type, uint32_t why,
 			   const struct stateid4 *sid, bool recall)
@@ -145,8 +149,8 @@ static bool enc_delegation(struct xdr_buf *x, uint32_t type, uint32_t why,
 		    !(xdr_enc_u32(x, NFS_LIMIT_SIZE) &&
 		      xdr_enc_u64(x, UINT64_MAX)))
 			return false;
-		return xdr_enc_u32(x, 0) && xdr_enc_u32(x, 0) &&
-		       xdr_enc_u32(x, 0) && xdr_enc_u32(x, 0);
+		return xdr_enc_opaque_fixed(x, no_ace, sizeof(no_ace)) &&
+		       xdr_enc_opaque(x, NULL, 0);            /* who */
 	}
 	if (type != OPEN_DELEGATE_NONE_EXT)
 		return true;
