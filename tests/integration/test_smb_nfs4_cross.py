@@ -49,6 +49,9 @@ client of nfs4_client.py. Checks:
      the holder answered; an NFSv4 READ of a file under an exclusive
      oplock is NFS4ERR_DELAY until the holder flushed (answered); the
      holder's close also ends a break;
+  7. NFSv4 delegations in the same engine: a read delegation lives with
+     an SMB open for reading; an SMB CREATE for writing sends CB_RECALL
+     and waits until the holder's DELEGRETURN, then succeeds;
   and the server exits 0 on SIGTERM without a sanitizer report.
 Prints "ok - NAME" / "not ok - NAME: DETAIL"; exit 1 on a failure, 77
 when impacket is missing.
@@ -874,6 +877,41 @@ def t_oplocks(w):
           f"nasd stats: {stats_grants(w)} grants")
 
 
+# ------------------------------------------------------------ case 7
+
+def t_delegations(w):
+    import test_nfs4_deleg as td
+    w.mkfile("dg1")
+    h = td.Holder(w.nfs_port, f"cross-deleg-{random.getrandbits(32)}")
+    st, _, d, fh = h.open(w.dirfh, "dg1", nc.ACCESS_READ, owner=b"dh")
+    if not check("c7_nfs_read_delegation",
+                 st == 0 and d and d[0] == td.DELEG_READ,
+                 f"{sname(st)} {d}"):
+        h.c.close()
+        return
+    # an SMB open for reading lives with it; one for writing waits
+    st, _, fid = w.smb.open_oplock("dg1", RD, R | W | D, 0)
+    expect_nt("c7_smb_read_open_keeps_delegation", st, OK)
+    if st == OK:
+        w.smb.close_raw(fid)
+    other = Smb(w.smb_port)
+    mid = other.create_oplock("dg1", WD, R | W | D, 0)
+    xid, rec = td.wait_recall(h)
+    check("c7_smb_write_open_recalls", rec is not None and
+          rec.get("stateid") == d[1], f"{rec}")
+    check("c7_smb_open_waits_for_return", not other.answered(mid),
+          "answered before DELEGRETURN")
+    if rec:
+        td.answer_recall(h.c, xid, rec)
+    r, _ = h.call([raw.op_putfh(fh), td.op(td.OP_DELEGRETURN, d[1])])
+    expect("c7_delegreturn", r.status, 0)
+    st, _, fid = other.create_result(mid)
+    if expect_nt("c7_smb_open_after_return", st, OK):
+        other.close_raw(fid)
+    other.quit()
+    h.c.close()
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -899,7 +937,7 @@ def main():
             return 1
         for t in (t_remove, t_share_modes, t_locks_smb_first,
                   t_locks_nfs_first, t_release, t_delete_pending,
-                  t_oplocks):
+                  t_oplocks, t_delegations):
             try:
                 w = World(nfs_port, smb_port, export)
                 t(w)
