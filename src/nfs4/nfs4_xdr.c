@@ -71,9 +71,14 @@ bool nfs4_dec_opaque(struct xdr_buf *x, struct nfs4_opaque *o, uint32_t max)
 	return xdr_dec_opaque_ref(x, &o->data, &o->len, max);
 }
 
+/*
+ * component4 is utf8str_cs, unbounded in the XDR (RFC 8881 §3.2): any
+ * length the record holds decodes, and the operation answers a name
+ * longer than the filesystem takes NAMETOOLONG (nfs4_name_check).
+ */
 bool nfs4_dec_component4(struct xdr_buf *x, struct nfs4_opaque *name)
 {
-	return nfs4_dec_opaque(x, name, NFS4_OPAQUE_LIMIT);
+	return nfs4_dec_opaque(x, name, UINT32_MAX);
 }
 
 /*

@@ -272,7 +272,7 @@ bool nfs4_enc_bitmap4(struct xdr_buf *x, const struct bitmap4 *b);
 /* fattr4 with its attrlist4 borrowed from the request */
 bool nfs4_dec_fattr4(struct xdr_buf *x, struct fattr4 *f);
 bool nfs4_enc_change_info4(struct xdr_buf *x, const struct change_info4 *ci);
-/* component4 / utf8str_cs names, borrowed (at most NFS4_OPAQUE_LIMIT) */
+/* component4 names, borrowed (any length the record holds) */
 bool nfs4_dec_component4(struct xdr_buf *x, struct nfs4_opaque *name);
 
 #endif

@@ -9,7 +9,8 @@
 #include "nfs4/state/state.h"
 #include "state/file_state.h"
 
-/* nfs4_op_getattr() - RFC 8881 §18.7: gather, the encoder writes. */
+/* nfs4_op_getattr() - RFC 8881 §18.7: gather, the encoder writes; a
+ * write-only attribute asked for is INVAL. */
 static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 				void *res)
 {
@@ -17,6 +18,10 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 	struct GETATTR4resok *r = res;
 	int err;
 
+	/* time_access_set and time_modify_set cannot be read (RFC 8881
+	 * §5.6, §18.7.3) */
+	if (nfs4_attr_any(&a->attr_request, NFS4_ATTR_WRITE_ONLY))
+		return NFS4ERR_INVAL;
 	r->attr_request = a->attr_request;
 	/* another client's write delegation holds the size and times: it
 	 * is recalled (DELAY meanwhile) instead of asked with CB_GETATTR */

@@ -245,7 +245,7 @@ static uint32_t rd_export(struct nfs4_compound *c, const struct READDIR4args *a,
 /*
  * nfs4_op_readdir() - RFC 8881 §18.23. Cookie 0 starts; 1 and 2 are never
  * given out (BAD_COOKIE); a cookie with another directory's (or an older)
- * verifier is NOT_SAME.
+ * verifier is NOT_SAME; a write-only attribute asked for is INVAL.
  */
 static uint32_t nfs4_op_readdir(struct nfs4_compound *c, void *args,
 				void *res)
@@ -261,6 +261,10 @@ static uint32_t nfs4_op_readdir(struct nfs4_compound *c, void *args,
 
 	if (a->cookie == 1 || a->cookie == 2)
 		return NFS4ERR_BAD_COOKIE;
+	/* time_access_set and time_modify_set cannot be read (RFC 8881
+	 * §5.6, §18.23.3) */
+	if (nfs4_attr_any(&a->attr_request, NFS4_ATTR_WRITE_ONLY))
+		return NFS4ERR_INVAL;
 	if (!c->cur.pseudo) {
 		st = nfs4_cur_dir(c, false, &dir);
 		if (st != NFS4_OK)

@@ -72,6 +72,9 @@ MINOR_VERS_MISMATCH, BAD_STATEID, BADXDR, OP_ILLEGAL_ERR = \
     10021, 10025, 10036, 10044
 BADSESSION, BADSLOT, SEQ_MISORDERED, SEQUENCE_POS = 10052, 10053, 10063, 10064
 TOO_MANY_OPS, OP_NOT_IN_SESSION, UNION_NOTSUPP = 10070, 10071, 10090
+NAMETOOLONG = 63
+ERR[NAMETOOLONG] = "NAMETOOLONG"
+OP_REMOVE = 28
 
 
 def sname(s):
@@ -738,6 +741,43 @@ def t_v42(port, export):
                (OP_ILLEGAL_ERR, NOTSUPP))
 
 
+def t_conformance(port, export):
+    """RFC 8881 answers for write-only attributes (§5.6) and names of any
+    length (component4 is unbounded: §3.2; NAMETOOLONG, not BADXDR)."""
+    s = connect(port)
+    ss = Session(s, 1, f"nfs4raw-conf-{os.getpid()}")
+    if not check("conf_session", ss.error is None, f"{ss.error}"):
+        return
+    with open(os.path.join(export, "conf-file"), "w") as f:
+        f.write("x")
+    st, dfh = walk_fh(ss, export)
+    st2, ffh = walk_fh(ss, export + "/conf-file")
+    if not check("conf_walk", st == 0 and st2 == 0, f"{st} {st2}"):
+        return
+    for bit, name in ((48, "time_access_set"), (54, "time_modify_set")):
+        r = ss.call([op_putfh(ffh), op_getattr(1, bit)])
+        expect(f"conf_getattr_{name}_inval", last_result(ss, r)[1], INVAL)
+        r = ss.call([op_putfh(dfh), op(OP_READDIR, u64(0) + b"\0" * 8 +
+                                       u32(4096) + u32(8192) +
+                                       bitmap(1, bit))])
+        expect(f"conf_readdir_{name}_inval", last_result(ss, r)[1],
+               INVAL)
+    r = ss.call([op_putfh(ffh), op_getattr(1, 4)])
+    expect("conf_getattr_readable_ok", last_result(ss, r)[1], 0)
+    for n in (256, 1025, 4000):
+        name = "n" * n
+        r = ss.call([op_putfh(dfh), op_lookup(name)])
+        expect(f"conf_lookup_{n}_nametoolong", last_result(ss, r)[1],
+               NAMETOOLONG)
+        r = ss.call([op_putfh(dfh), op(OP_REMOVE, opaque(name.encode()))])
+        expect(f"conf_remove_{n}_nametoolong", last_result(ss, r)[1],
+               NAMETOOLONG)
+    r = ss.call([op(OP_PUTROOTFH), op_lookup("p" * 4000)])
+    expect("conf_pseudo_lookup_4000_nametoolong", last_result(ss, r)[1],
+           NAMETOOLONG)
+    s.close()
+
+
 def t_still_serving(port):
     check("null_after_tests", null_ok(port), "NULL not answered")
     with connect(port) as s:
@@ -769,6 +809,7 @@ def main():
         check("nasd_started", null_ok(port), "no NULL reply")
         for t in (lambda: t_framing(port), lambda: t_sessions(port),
                   lambda: t_v42(port, export),
+                  lambda: t_conformance(port, export),
                   lambda: t_still_serving(port)):
             try:
                 t()
