@@ -378,7 +378,7 @@ static bool opnum_defined(uint32_t opnum, uint32_t minor)
 	static const uint32_t last_op[] = {
 		[0] = OP_RELEASE_LOCKOWNER,
 		[1] = OP_RECLAIM_COMPLETE,
-		[2] = OP_CLONE,
+		[2] = OP_REMOVEXATTR,
 	};
 
 	return opnum >= OP_ACCESS && minor <= 2 && opnum <= last_op[minor];
@@ -391,7 +391,7 @@ static bool opnum_defined(uint32_t opnum, uint32_t minor)
  * args); the loop checks again before each operation, so a compound is
  * never wrong, only deferred.
  */
-static const bool op_inline[OP_CLONE + 1] = {
+static const bool op_inline[NFS4_OP_MAX + 1] = {
 	[OP_ACCESS] = true,
 	[OP_GETATTR] = true,
 	[OP_GETFH] = true,
@@ -850,7 +850,7 @@ static bool nfs4_inline_COMPOUND4args(const uint8_t *args, size_t len)
 	    minor > 2 || !numops || numops > 8)
 		return false;
 	for (i = 0; i < numops; i++) {
-		if (!xdr_dec_u32(&x, &opnum) || opnum > OP_CLONE ||
+		if (!xdr_dec_u32(&x, &opnum) || opnum > NFS4_OP_MAX ||
 		    !op_inline[opnum])
 			return false;
 		switch (opnum) {

@@ -117,7 +117,7 @@ struct nfs4_op {
 
 /*
  * The table, indexed by nfs_opnum4 (RFC 8881 §16.2.3): a descriptor for
- * every opnum from OP_ACCESS to OP_CLONE, NULL below OP_ACCESS. Each
+ * every opnum from OP_ACCESS to OP_REMOVEXATTR, NULL below OP_ACCESS. Each
  * op's descriptor `nfs4_op_desc_<op>` is defined in the file that
  * implements it (nfs4_ops.c refers to them all, so a missing one fails
  * the link).

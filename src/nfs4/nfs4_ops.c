@@ -2,7 +2,7 @@
 /*
  * The NFSv4 operation table (RFC 8881 §16.2.3, RFC 7862 §14), indexed by
  * nfs_opnum4: a row for every operation of minor versions 0 to 2
- * (OP_ACCESS to OP_CLONE). Each descriptor `nfs4_op_desc_<op>` is defined
+ * (OP_ACCESS to OP_REMOVEXATTR). Each descriptor `nfs4_op_desc_<op>` is defined
  * once, in the file that implements the op; the operations nasd does not
  * offer have theirs in ops_notsupp.c and ops42_notsupp.c. The references
  * are strong, so a descriptor that is missing fails the link instead of
@@ -82,6 +82,10 @@ NFS4_OP_DECL(read_plus);
 NFS4_OP_DECL(seek);
 NFS4_OP_DECL(write_same);
 NFS4_OP_DECL(clone);
+NFS4_OP_DECL(getxattr);
+NFS4_OP_DECL(setxattr);
+NFS4_OP_DECL(listxattrs);
+NFS4_OP_DECL(removexattr);
 
 /* A designated initializer cannot be parenthesized. */
 /* NOLINTNEXTLINE(bugprone-macro-parentheses) */
@@ -157,6 +161,10 @@ const struct nfs4_op *const nfs4_ops[NFS4_OP_MAX + 1] = {
 	NFS4_OP_ROW(SEEK, seek),
 	NFS4_OP_ROW(WRITE_SAME, write_same),
 	NFS4_OP_ROW(CLONE, clone),
+	NFS4_OP_ROW(GETXATTR, getxattr),
+	NFS4_OP_ROW(SETXATTR, setxattr),
+	NFS4_OP_ROW(LISTXATTRS, listxattrs),
+	NFS4_OP_ROW(REMOVEXATTR, removexattr),
 };
 
 const uint32_t nfs4_ops_count = NFS4_OP_MAX + 1;

@@ -90,9 +90,14 @@ enum nfs_opnum4 {
 	OP_SEEK = 69,
 	OP_WRITE_SAME = 70,
 	OP_CLONE = 71,
+	/* RFC 8276, extended attributes: minor version 2 */
+	OP_GETXATTR = 72,
+	OP_SETXATTR = 73,
+	OP_LISTXATTRS = 74,
+	OP_REMOVEXATTR = 75,
 	OP_ILLEGAL = 10044,
 };
-#define NFS4_OP_MAX OP_CLONE
+#define NFS4_OP_MAX OP_REMOVEXATTR
 
 /* nfsstat4 (RFC 8881 §15.1, RFC 7862 §11) */
 enum nfsstat4 {

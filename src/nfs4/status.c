@@ -431,6 +431,11 @@ static const uint32_t allowed_clone[] = {
 	NFS4ERR_NOTSUPP, NFS4ERR_OLD_STATEID, NFS4ERR_OPENMODE, NFS4ERR_ROFS,
 	NFS4ERR_SYMLINK, NFS4ERR_WRONG_TYPE, NFS4ERR_XDEV, NFS4_OK,
 };
+/* RFC 8276 §8.4: only what a server without them answers, for now */
+static const uint32_t allowed_xattr[] = {
+	COMMON ON_FH NFS4ERR_ACCESS, NFS4ERR_INVAL, NFS4ERR_IO,
+	NFS4ERR_NOTSUPP, NFS4ERR_WRONG_TYPE, NFS4_OK,
+};
 
 static const uint32_t *const allowed[NFS4_OP_MAX + 1] = {
 	[OP_ACCESS] = allowed_access,
@@ -502,6 +507,10 @@ static const uint32_t *const allowed[NFS4_OP_MAX + 1] = {
 	[OP_SEEK] = allowed_seek,
 	[OP_WRITE_SAME] = allowed_write_same,
 	[OP_CLONE] = allowed_clone,
+	[OP_GETXATTR] = allowed_xattr,
+	[OP_SETXATTR] = allowed_xattr,
+	[OP_LISTXATTRS] = allowed_xattr,
+	[OP_REMOVEXATTR] = allowed_xattr,
 };
 
 /* Default status of each internal error (errno and core/err.h values). */

@@ -743,7 +743,8 @@ def t_v42(port, export):
 
 def t_conformance(port, export):
     """RFC 8881 answers for write-only attributes (§5.6) and names of any
-    length (component4 is unbounded: §3.2; NAMETOOLONG, not BADXDR)."""
+    length (component4 is unbounded: §3.2; NAMETOOLONG, not BADXDR); RFC
+    8276's operations are NOTSUPP at minor version 2."""
     s = connect(port)
     ss = Session(s, 1, f"nfs4raw-conf-{os.getpid()}")
     if not check("conf_session", ss.error is None, f"{ss.error}"):
@@ -775,6 +776,20 @@ def t_conformance(port, export):
     r = ss.call([op(OP_PUTROOTFH), op_lookup("p" * 4000)])
     expect("conf_pseudo_lookup_4000_nametoolong", last_result(ss, r)[1],
            NAMETOOLONG)
+    # RFC 8276's operations: known at minor 2 (NOTSUPP until built), not
+    # at minor 1 (OP_ILLEGAL)
+    r = ss.call([op_putfh(ffh), op(72, opaque(b"user.x"))])
+    expect("conf_getxattr_minor1_illegal", last_result(ss, r)[1],
+           OP_ILLEGAL_ERR)
+    s.close()
+    s = connect(port)
+    ss = Session(s, 2, f"nfs4raw-conf42-{os.getpid()}")
+    if check("conf_session_42", ss.error is None, f"{ss.error}"):
+        for num, name in ((72, "getxattr"), (73, "setxattr"),
+                          (74, "listxattrs"), (75, "removexattr")):
+            r = ss.call([op_putfh(ffh), op(num, opaque(b"user.x"))])
+            expect(f"conf_{name}_minor2_notsupp", last_result(ss, r)[1],
+                   NOTSUPP)
     s.close()
 
 
