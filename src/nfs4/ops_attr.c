@@ -133,8 +133,14 @@ static uint32_t nfs4_op_access(struct nfs4_compound *c, void *args,
 	const struct ACCESS4args *a = args;
 	struct ACCESS4resok *r = res;
 	uint32_t want = a->access & ACCESS4_ALL, granted = 0;
+	bool dir = c->cur.pseudo || vfs_obj_type(c->cur.obj) == VFS_DIR;
 	int err;
 
+	/* only the bits that mean something for the object (RFC 8881
+	 * §18.1.3): LOOKUP and DELETE for a directory, EXECUTE for what is
+	 * not one */
+	want &= dir ? ~(uint32_t)ACCESS4_EXECUTE
+		    : ~(uint32_t)(ACCESS4_LOOKUP | ACCESS4_DELETE);
 	r->supported = want;
 	if (c->cur.pseudo) {
 		r->access = want & (ACCESS4_READ | ACCESS4_LOOKUP);

@@ -776,6 +776,17 @@ def t_conformance(port, export):
     r = ss.call([op(OP_PUTROOTFH), op_lookup("p" * 4000)])
     expect("conf_pseudo_lookup_4000_nametoolong", last_result(ss, r)[1],
            NAMETOOLONG)
+    # ACCESS: supported holds only what means something for the object
+    # (RFC 8881 §18.1.3): no LOOKUP/DELETE for a file, no EXECUTE for a
+    # directory
+    for what, fh, want in (("file", ffh, 0x2d), ("dir", dfh, 0x1f),
+                           ("pseudo_root", None, 0x1f)):
+        putfh = op(OP_PUTROOTFH) if fh is None else op_putfh(fh)
+        r = ss.call([putfh, op(3, u32(0x3f))])
+        o, st = last_result(ss, r)
+        sup = r.dec.u32() if st == 0 else None
+        check(f"conf_access_supported_{what}", st == 0 and sup == want,
+              f"{sname(st)} supported {sup}")
     # RFC 8276's operations: known at minor 2 (NOTSUPP until built), not
     # at minor 1 (OP_ILLEGAL)
     r = ss.call([op_putfh(ffh), op(72, opaque(b"user.x"))])
