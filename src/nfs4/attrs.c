@@ -536,6 +536,10 @@ static uint32_t dec_owner(struct xdr_buf *x, bool group, uint32_t *id)
 
 	if (!nfs4_dec_opaque(x, &o, NFS4_OPAQUE_LIMIT))
 		return NFS4ERR_BADXDR;
+	/* an empty name is no name at all (INVAL); BADOWNER is for one
+	 * that is well formed but maps to no id (RFC 8881 §5.9) */
+	if (o.len == 0)
+		return NFS4ERR_INVAL;
 	return nfs4_owner_from_str(o.data, o.len, group, id)
 		       ? NFS4ERR_BADOWNER
 		       : NFS4_OK;

@@ -72,8 +72,9 @@ MINOR_VERS_MISMATCH, BAD_STATEID, BADXDR, OP_ILLEGAL_ERR = \
     10021, 10025, 10036, 10044
 BADSESSION, BADSLOT, SEQ_MISORDERED, SEQUENCE_POS = 10052, 10053, 10063, 10064
 TOO_MANY_OPS, OP_NOT_IN_SESSION, UNION_NOTSUPP = 10070, 10071, 10090
-NAMETOOLONG = 63
+NAMETOOLONG, BADOWNER = 63, 10039
 ERR[NAMETOOLONG] = "NAMETOOLONG"
+ERR[BADOWNER] = "BADOWNER"
 OP_REMOVE = 28
 
 
@@ -776,6 +777,16 @@ def t_conformance(port, export):
     r = ss.call([op(OP_PUTROOTFH), op_lookup("p" * 4000)])
     expect("conf_pseudo_lookup_4000_nametoolong", last_result(ss, r)[1],
            NAMETOOLONG)
+    # SETATTR owner / owner_group: an empty string is INVAL, a well-formed
+    # name that maps to nothing BADOWNER (RFC 8881 §5.9)
+    for bit, what in ((36, "owner"), (37, "owner_group")):
+        for val, want, tag in ((b"", INVAL, "empty_inval"),
+                               (b"no-such-name-x@no.such.domain",
+                                BADOWNER, "unknown_badowner")):
+            args = ANON + bitmap(bit) + opaque(opaque(val))
+            r = ss.call([op_putfh(ffh), op(34, args)])
+            expect(f"conf_setattr_{what}_{tag}", last_result(ss, r)[1],
+                   want)
     # ACCESS: supported holds only what means something for the object
     # (RFC 8881 §18.1.3): no LOOKUP/DELETE for a file, no EXECUTE for a
     # directory
