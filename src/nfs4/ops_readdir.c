@@ -280,10 +280,13 @@ static uint32_t nfs4_op_readdir(struct nfs4_compound *c, void *args,
 	}
 	room = nfs4_compound_room(c);
 	budget = a->maxcount < room ? a->maxcount : room;
-	if (budget <= RESOK_FIXED + ENTRY_MIN)
+	/* TOOSMALL only when not even an empty answer fits, or an entry
+	 * there is does not (below): an empty directory answers eof in any
+	 * room that holds that (RFC 7530 §16.24.4) */
+	if (budget < RESOK_FIXED)
 		return NFS4ERR_TOOSMALL;
 	budget -= RESOK_FIXED;
-	buf = rpc_call_alloc(c->call, budget);
+	buf = rpc_call_alloc(c->call, budget ? budget : 1);
 	if (!buf)
 		return NFS4ERR_DELAY;
 	xdr_init(&o.x, buf, budget);

@@ -72,9 +72,10 @@ MINOR_VERS_MISMATCH, BAD_STATEID, BADXDR, OP_ILLEGAL_ERR = \
     10021, 10025, 10036, 10044
 BADSESSION, BADSLOT, SEQ_MISORDERED, SEQUENCE_POS = 10052, 10053, 10063, 10064
 TOO_MANY_OPS, OP_NOT_IN_SESSION, UNION_NOTSUPP = 10070, 10071, 10090
-NAMETOOLONG, BADOWNER = 63, 10039
+NAMETOOLONG, BADOWNER, TOOSMALL = 63, 10039, 10005
 ERR[NAMETOOLONG] = "NAMETOOLONG"
 ERR[BADOWNER] = "BADOWNER"
+ERR[TOOSMALL] = "TOOSMALL"
 OP_REMOVE = 28
 
 
@@ -787,6 +788,28 @@ def t_conformance(port, export):
             r = ss.call([op_putfh(ffh), op(34, args)])
             expect(f"conf_setattr_{what}_{tag}", last_result(ss, r)[1],
                    want)
+    # READDIR with little room (RFC 7530 §16.24.4): an empty directory
+    # answers OK and eof, a directory with entries TOOSMALL when not even
+    # one fits
+    os.mkdir(os.path.join(export, "conf-empty"))
+    st, efh = walk_fh(ss, export + "/conf-empty")
+    for room in (16, 24, 40):
+        rd = op(OP_READDIR, u64(0) + b"\0" * 8 + u32(room) + u32(room) +
+                bitmap(1))
+        r = ss.call([op_putfh(efh), rd])
+        o, st = last_result(ss, r)
+        eof = None
+        if st == 0:
+            r.dec.fixed(8)
+            eof = (r.dec.u32(), r.dec.u32())   # value_follows, eof
+        check(f"conf_readdir_empty_{room}_ok_eof", st == 0 and eof == (0, 1),
+              f"{sname(st)} {eof}")
+        r = ss.call([op_putfh(dfh), rd])
+        expect(f"conf_readdir_full_{room}_toosmall", last_result(ss, r)[1],
+               TOOSMALL)
+    r = ss.call([op_putfh(efh), op(OP_READDIR, u64(0) + b"\0" * 8 + u32(8) +
+                                   u32(8) + bitmap(1))])
+    expect("conf_readdir_no_room_toosmall", last_result(ss, r)[1], TOOSMALL)
     # ACCESS: supported holds only what means something for the object
     # (RFC 8881 §18.1.3): no LOOKUP/DELETE for a file, no EXECUTE for a
     # directory
