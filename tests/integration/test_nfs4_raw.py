@@ -810,6 +810,26 @@ def t_conformance(port, export):
     r = ss.call([op_putfh(efh), op(OP_READDIR, u64(0) + b"\0" * 8 + u32(8) +
                                    u32(8) + bitmap(1))])
     expect("conf_readdir_no_room_toosmall", last_result(ss, r)[1], TOOSMALL)
+    # share reservations within one open-owner (RFC 7530 §9.9): its
+    # earlier open's deny counts against its later OPEN of the file
+    import nfs4_client as nc
+    cl = nc.Client(port, f"nfs4raw-share-{os.getpid()}")
+    r = cl.open(dfh, "conf-share", nc.ACCESS_BOTH, nc.DENY_READ, create=True,
+                owner=b"one-owner")
+    expect("conf_share_first_open", r.status, 0)
+    r2 = cl.open(dfh, "conf-share", nc.ACCESS_READ, nc.DENY_NONE,
+                 owner=b"one-owner")
+    expect("conf_share_same_owner_denied_read", r2.status, nc.SHARE_DENIED)
+    r3 = cl.open(dfh, "conf-share", nc.ACCESS_WRITE, nc.DENY_NONE,
+                 owner=b"one-owner")
+    expect("conf_share_same_owner_write_ok", r3.status, 0)
+    r4 = cl.open(dfh, "conf-share", nc.ACCESS_WRITE, nc.DENY_WRITE,
+                 owner=b"one-owner")
+    expect("conf_share_same_owner_deny_held_denied", r4.status,
+           nc.SHARE_DENIED)
+    if r.status == 0:
+        cl.close(r.fh, r3.stateid if r3.status == 0 else r.stateid)
+    cl.close_conn()
     # ACCESS: supported holds only what means something for the object
     # (RFC 8881 §18.1.3): no LOOKUP/DELETE for a file, no EXECUTE for a
     # directory

@@ -228,6 +228,11 @@ int nfs4_open_upgrade(struct nfs4_open *op, uint32_t access, uint32_t deny)
 	struct state_holder h = nfs4_open_holder(op);
 	int ret;
 
+	/* the owner's earlier opens of the file count as others: what it
+	 * denied it may not now ask for, nor deny what it holds (RFC 7530
+	 * §9.9, §16.16.5) */
+	if ((access & op->deny) || (deny & op->access))
+		return -EBUSY;
 	ret = state_share_change(op->sid.file, &h, op->access | access,
 				 op->deny | deny);
 	if (ret == 0)

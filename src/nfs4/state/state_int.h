@@ -749,8 +749,9 @@ int nfs4_open_new(struct nfs4_owner *o, struct state_file *f,
 		  uint32_t access, uint32_t deny, struct nfs4_open **out);
 /*
  * nfs4_open_upgrade() - a second OPEN of the same owner and file adds
- * @access/@deny: the new union is checked against the other opens'
- * shares. 0 or -EBUSY (unchanged).
+ * @access/@deny: checked against what the owner's earlier opens of it
+ * hold and deny, and the new union against the other opens' shares. 0 or
+ * -EBUSY (unchanged).
  */
 int nfs4_open_upgrade(struct nfs4_open *op, uint32_t access, uint32_t deny);
 /*
