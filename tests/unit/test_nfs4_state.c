@@ -707,7 +707,10 @@ static void test_client40_and_lease(void **state)
 	assert_int_equal(renew(id2), NFS4_OK);
 	fake_now += 91 * 1000;
 	nfs4_state_reap();
-	assert_int_equal(renew(id2), NFS4ERR_STALE_CLIENTID);
+	/* expired, not from another server instance (RFC 7530 §16.33.5);
+	 * one replaced by its client's reboot stays STALE_CLIENTID */
+	assert_int_equal(renew(id2), NFS4ERR_EXPIRED);
+	assert_int_equal(renew(id), NFS4ERR_STALE_CLIENTID);
 	nfs4_state_set_clock(NULL);
 }
 

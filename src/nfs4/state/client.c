@@ -227,6 +227,8 @@ void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 		}
 	}
 	pthread_mutex_unlock(&sh->mu);
+	if (expired && cl->minor == 0)
+		nfs4_clid_tombstone(cl->clientid);
 	nfs4_client_lock(cl);
 	cl->expiring = expired;
 	while (!nfs4_list_empty(&cl->sessions))
@@ -250,8 +252,11 @@ uint32_t nfs4_client_check40(clientid4 id, struct nfs4_client **out)
 {
 	struct nfs4_client *cl = nfs4_client_lookup(id);
 
+	/* RFC 7530 §16.33.5, §9.6.3: a client whose lease expired is
+	 * EXPIRED; STALE_CLIENTID means another server instance's */
 	if (!cl)
-		return NFS4ERR_STALE_CLIENTID;
+		return nfs4_clid_tombstoned(id) ? NFS4ERR_EXPIRED
+						: NFS4ERR_STALE_CLIENTID;
 	nfs4_client_lock(cl);
 	if (cl->dead || !cl->confirmed || cl->minor != 0) {
 		nfs4_client_unlock_put(cl);

@@ -570,6 +570,10 @@ struct nfs4_state {
 	uint8_t tomb[NFS4_TOMBSTONES][NFS4_OTHER_SIZE];
 	uint32_t tomb_next;
 	uint32_t tomb_count;
+	/* tomb_mu: client ids whose lease expired (4.0 EXPIRED), a ring */
+	clientid4 tomb_clid[NFS4_TOMBSTONES];
+	uint32_t tomb_clid_next;
+	uint32_t tomb_clid_count;
 
 	/* lease reaper: mu */
 	pthread_t reaper;
@@ -688,6 +692,10 @@ void nfs4_stid_tombstone(const struct nfs4_stid *s);
 /* The stateid of @cl (locked) with @other, no checks; NULL if none. */
 struct nfs4_stid *nfs4_stid_find_other(const struct nfs4_client *cl,
 				       const uint8_t other[NFS4_OTHER_SIZE]);
+/* A client id whose lease expired: remember it; was it one? (4.0 RENEW
+ * and friends answer EXPIRED, not STALE_CLIENTID) */
+void nfs4_clid_tombstone(clientid4 id);
+bool nfs4_clid_tombstoned(clientid4 id);
 bool nfs4_stateid_is_special(const struct stateid4 *sid);
 bool nfs4_stateid_is_anon(const struct stateid4 *sid);
 bool nfs4_stateid_is_bypass(const struct stateid4 *sid);

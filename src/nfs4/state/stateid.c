@@ -129,6 +129,30 @@ struct nfs4_stid *nfs4_stid_find_other(const struct nfs4_client *cl,
 	return s;
 }
 
+/** nfs4_clid_tombstone() - see state_int.h. */
+void nfs4_clid_tombstone(clientid4 id)
+{
+	pthread_mutex_lock(&nfs4_st.tomb_mu);
+	nfs4_st.tomb_clid[nfs4_st.tomb_clid_next] = id;
+	nfs4_st.tomb_clid_next = (nfs4_st.tomb_clid_next + 1) % NFS4_TOMBSTONES;
+	if (nfs4_st.tomb_clid_count < NFS4_TOMBSTONES)
+		nfs4_st.tomb_clid_count++;
+	pthread_mutex_unlock(&nfs4_st.tomb_mu);
+}
+
+/** nfs4_clid_tombstoned() - see state_int.h. */
+bool nfs4_clid_tombstoned(clientid4 id)
+{
+	bool found = false;
+	uint32_t i;
+
+	pthread_mutex_lock(&nfs4_st.tomb_mu);
+	for (i = 0; i < nfs4_st.tomb_clid_count && !found; i++)
+		found = nfs4_st.tomb_clid[i] == id;
+	pthread_mutex_unlock(&nfs4_st.tomb_mu);
+	return found;
+}
+
 static bool tombstoned(const uint8_t other[NFS4_OTHER_SIZE])
 {
 	bool found = false;
