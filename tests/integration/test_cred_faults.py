@@ -189,6 +189,11 @@ class V4:
             return False
         r.next()
         self.sid = r.dec.fixed(16)
+        # nothing to reclaim, before the first open (RFC 8881 §18.51)
+        r = self.call([v4.op(v4.OP_RECLAIM_COMPLETE, v4.u32(0))])
+        if r.status != 0:
+            self.error = f"RECLAIM_COMPLETE: {v4.sname(r.status)}"
+            return False
         return True
 
     def call(self, ops):

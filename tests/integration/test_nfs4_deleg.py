@@ -137,6 +137,8 @@ class Holder:
             self.c.answer(call[0])
         self.probe_answered = call is not None and call[3] == 0
         time.sleep(0.2)
+        # nothing to reclaim (RFC 8881 §18.51): before its first open
+        self.call([op(58, u32(0))])
 
     def call(self, ops):
         """SEQUENCE + @ops: (Res positioned after SEQUENCE, seq flags)."""

@@ -49,6 +49,7 @@ OP_READ, OP_READDIR, OP_READLINK, OP_SAVEFH = 25, 26, 27, 32
 OP_RESTOREFH = 31
 OP_EXCHANGE_ID, OP_CREATE_SESSION, OP_SEQUENCE = 42, 43, 53
 OP_DESTROY_SESSION, OP_DESTROY_CLIENTID = 44, 57
+OP_RECLAIM_COMPLETE = 58
 OP_ALLOCATE, OP_COPY, OP_COPY_NOTIFY, OP_DEALLOCATE = 59, 60, 61, 62
 OP_IO_ADVISE, OP_OFFLOAD_CANCEL, OP_OFFLOAD_STATUS = 63, 66, 67
 OP_READ_PLUS, OP_SEEK, OP_WRITE_SAME, OP_CLONE = 68, 69, 70, 71
@@ -72,10 +73,11 @@ MINOR_VERS_MISMATCH, BAD_STATEID, BADXDR, OP_ILLEGAL_ERR = \
     10021, 10025, 10036, 10044
 BADSESSION, BADSLOT, SEQ_MISORDERED, SEQUENCE_POS = 10052, 10053, 10063, 10064
 TOO_MANY_OPS, OP_NOT_IN_SESSION, UNION_NOTSUPP = 10070, 10071, 10090
-NAMETOOLONG, BADOWNER, TOOSMALL = 63, 10039, 10005
+NAMETOOLONG, BADOWNER, TOOSMALL, GRACE = 63, 10039, 10005, 10013
 ERR[NAMETOOLONG] = "NAMETOOLONG"
 ERR[BADOWNER] = "BADOWNER"
 ERR[TOOSMALL] = "TOOSMALL"
+ERR[GRACE] = "GRACE"
 OP_REMOVE = 28
 
 
@@ -308,7 +310,7 @@ def null_ok(port):
 class Session:
     """A 4.1/4.2 client with one session; slot 0 used unless told."""
 
-    def __init__(self, sock, minor, name):
+    def __init__(self, sock, minor, name, reclaim_complete=True):
         self.sock = sock
         self.minor = minor
         self.sid = None
@@ -342,6 +344,14 @@ class Session:
         fore = [d.u32() for _ in range(6)]
         self.maxops = fore[4]
         self.nslots = fore[5]
+        # a new client says it has nothing to reclaim before its first
+        # open or lock (RFC 8881 §18.51): on the last slot, so that tests
+        # of slot 0's sequence ids start from 1
+        if reclaim_complete:
+            last = self.nslots - 1
+            r = self.call([op(OP_RECLAIM_COMPLETE, u32(0))], slot=last)
+            if r.status != 0:
+                self.error = f"RECLAIM_COMPLETE: {sname(r.status)}"
 
     def call(self, ops, slot=0, seq=None, advance=True, cache=True):
         if seq is None:
@@ -810,6 +820,20 @@ def t_conformance(port, export):
     r = ss.call([op_putfh(efh), op(OP_READDIR, u64(0) + b"\0" * 8 + u32(8) +
                                    u32(8) + bitmap(1))])
     expect("conf_readdir_no_room_toosmall", last_result(ss, r)[1], TOOSMALL)
+    # a 4.1 client's new opens wait for its RECLAIM_COMPLETE, with no
+    # grace period on the server (RFC 8881 §18.51.3)
+    s3 = connect(port)
+    ss3 = Session(s3, 1, f"nfs4raw-norc-{os.getpid()}", reclaim_complete=False)
+    oargs = (u32(0) + u32(1) + u32(0) + u64(ss3.clientid) + opaque(b"o")
+             + u32(0) + u32(0) + opaque(b"conf-file"))
+    r = ss3.call([op_putfh(dfh), op(18, oargs)])
+    expect("conf_open_before_reclaim_complete_grace", last_result(ss3, r)[1],
+           GRACE)
+    r = ss3.call([op(OP_RECLAIM_COMPLETE, u32(0))])
+    expect("conf_reclaim_complete", r.status, 0)
+    r = ss3.call([op_putfh(dfh), op(18, oargs)])
+    expect("conf_open_after_reclaim_complete", last_result(ss3, r)[1], 0)
+    s3.close()
     # share reservations within one open-owner (RFC 7530 §9.9): its
     # earlier open's deny counts against its later OPEN of the file
     import nfs4_client as nc

@@ -259,9 +259,10 @@ static void create_session(clientid4 id, uint32_t seq, uint32_t uid,
 	nfs4_compound_end(&c);
 }
 
-/* A confirmed 4.1 client with one session; its id into *@id. */
-static void client41(const char *owner, uint32_t uid, clientid4 *id,
-		     uint8_t sessionid[16])
+/* A confirmed 4.1 client with one session, no RECLAIM_COMPLETE sent; its
+ * id into *@id. */
+static void client41_bare(const char *owner, uint32_t uid, clientid4 *id,
+			  uint8_t sessionid[16])
 {
 	struct opres r;
 	struct tcall t;
@@ -273,6 +274,36 @@ static void client41(const char *owner, uint32_t uid, clientid4 *id,
 	create_session(*id, be32(r.body + 8), uid, &t, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	memcpy(sessionid, r.body, 16);
+	tcall_finish(&t);
+}
+
+static void sequence(struct nfs4_compound *c, const uint8_t sid[16],
+		     uint32_t seq, uint32_t slot, bool cachethis,
+		     struct opres *res);
+
+/*
+ * client41_bare() and RECLAIM_COMPLETE (RFC 8881 §18.51: before its first
+ * new open or lock), on the session's last slot so that the tests' own
+ * sequence ids on slot 0 start at 1.
+ */
+static void client41(const char *owner, uint32_t uid, clientid4 *id,
+		     uint8_t sessionid[16])
+{
+	struct nfs4_compound c;
+	struct opres sr, r;
+	struct tcall t;
+	struct wbuf w;
+	struct xdr_buf *x = wb_init(&w);
+
+	client41_bare(owner, uid, id, sessionid);
+	tcall_init(&t, uid);
+	comp_init(&c, &t, 1, 2);
+	sequence(&c, sessionid, 1, NFS4_CA_MAXREQUESTS - 1, false, &sr);
+	assert_int_equal(sr.status, NFS4_OK);
+	xdr_enc_bool(x, false);
+	run_op(&c, &nfs4_op_desc_reclaim_complete, w.b, x->pos, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	nfs4_compound_end(&c);
 	tcall_finish(&t);
 }
 
@@ -1580,13 +1611,13 @@ static void test_grace_restart(void **state)
 	/* first life: two clients confirmed (recorded) */
 	state_reset(dir, 60);
 	assert_false(nfs4_in_grace()); /* nothing to reclaim */
-	client41("known-1", 0, &id, sid);
-	client41("known-2", 0, &id2, sid2);
+	client41_bare("known-1", 0, &id, sid);
+	client41_bare("known-2", 0, &id2, sid2);
 	/* "restart" */
 	state_reset(dir, 60);
 	assert_true(nfs4_in_grace());
-	client41("known-1", 0, &id, sid);
-	client41("stranger", 0, &id2, sid2);
+	client41_bare("known-1", 0, &id, sid);
+	client41_bare("stranger", 0, &id2, sid2);
 	pthread_mutex_lock(&nfs4_st.mu);
 	cl = nfs4_client_find(id);
 	assert_non_null(cl);
@@ -1606,7 +1637,7 @@ static void test_grace_restart(void **state)
 	pthread_mutex_unlock(&nfs4_st.mu);
 	assert_true(nfs4_in_grace());
 	/* known-2 comes back and completes: grace ends early */
-	client41("known-2", 0, &id2, sid2);
+	client41_bare("known-2", 0, &id2, sid2);
 	reclaim_complete(id2, sid2, 1, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_false(nfs4_in_grace());
@@ -1629,7 +1660,7 @@ static void test_grace_restart(void **state)
 	nfs4_state_set_clock(NULL);
 
 	/* grace 0 disables it even with records */
-	client41("known-3", 0, &id, sid);
+	client41_bare("known-3", 0, &id, sid);
 	state_reset(dir, 0);
 	assert_false(nfs4_in_grace());
 	nfs4_state_shutdown();
@@ -1820,7 +1851,7 @@ static void test_backchannel(void **state)
 	nfs4_bc_set_ops(&fk_ops);
 
 	/* CREATE_SESSION with CONN_BACK_CHAN: a CB_NULL goes out */
-	client41("bc-owner", 0, &id, sid);
+	client41_bare("bc-owner", 0, &id, sid);
 	fk_wait_sent(1);
 	assert_int_equal(fk_sent_len, 40);
 	xid = be32(fk_sent);

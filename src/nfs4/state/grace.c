@@ -388,6 +388,18 @@ uint32_t nfs4_grace_check_new(void)
 						    : NFS4_OK;
 }
 
+/** nfs4_grace_check_new_cl() - see state_int.h. */
+uint32_t nfs4_grace_check_new_cl(const struct nfs4_client *cl)
+{
+	uint32_t st = nfs4_grace_check_new();
+
+	/* RFC 8881 §18.51.3: a 4.1 client's new locking state waits for its
+	 * RECLAIM_COMPLETE, whatever the server's grace */
+	if (st == NFS4_OK && cl->minor && !cl->reclaim_complete)
+		st = NFS4ERR_GRACE;
+	return st;
+}
+
 /*
  * Write the record of client @id durably: a
  * temporary file, fsync, rename, directory fsync. 0 or -errno.

@@ -334,7 +334,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 	if (status != NFS4_OK)
 		goto out_seqid;
 	status = a->reclaim ? nfs4_grace_check_reclaim(lc.lo->client)
-			    : nfs4_grace_check_new();
+			    : nfs4_grace_check_new_cl(lc.lo->client);
 	if (status == NFS4_OK && recalling)
 		status = NFS4ERR_DELAY;
 	if (status != NFS4_OK)

@@ -223,11 +223,11 @@ static uint32_t check_claim(const struct nfs4_compound *c,
 
 	switch (a->claim) {
 	case CLAIM_NULL:
-		return nfs4_grace_check_new();
+		return nfs4_grace_check_new_cl(cl);
 	case CLAIM_FH:
 		if (c->minorversion == 0)
 			return NFS4ERR_BADXDR;
-		return nfs4_grace_check_new();
+		return nfs4_grace_check_new_cl(cl);
 	case CLAIM_PREVIOUS:
 		if (a->delegate_type > OPEN_DELEGATE_WRITE)
 			return NFS4ERR_INVAL;

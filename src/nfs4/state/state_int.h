@@ -858,6 +858,9 @@ void nfs4_grace_flush_forgets(void);
 uint32_t nfs4_grace_check_reclaim(const struct nfs4_client *cl);
 /* New state during grace is refused: anywhere, takes no lock. */
 uint32_t nfs4_grace_check_new(void);
+/* The same for @cl's new opens and locks, which also wait for its
+ * RECLAIM_COMPLETE (4.1); under nfs4_st.mu or @cl's mutex. */
+uint32_t nfs4_grace_check_new_cl(const struct nfs4_client *cl);
 /* Persist ids at/after confirm (called without this module's locks). */
 void nfs4_grace_record_client(struct nfs4_client *cl);
 
