@@ -393,7 +393,9 @@ def free_port(base):
     raise RuntimeError("no free port")
 
 
-def start_nasd(nasd, port, export, state, log):
+def start_nasd(nasd, port, export, state, log, args=()):
+    """nasd on 127.0.0.1:@port exporting @export (and @args more), once it
+    listens (or has exited)."""
     env = dict(os.environ)
     env["ASAN_OPTIONS"] = os.environ.get(
         "NASD_ASAN_OPTIONS",
@@ -409,7 +411,7 @@ def start_nasd(nasd, port, export, state, log):
     p = subprocess.Popen(
         [nasd, "--foreground", "--listen", f"127.0.0.1:{port}",
          "--mountd-port", "0", "--state-dir", state] + extra +
-        ["--export", f"{export}:rw,no_root_squash"],
+        ["--export", f"{export}:rw,no_root_squash"] + list(args),
         stdout=log, stderr=subprocess.STDOUT, env=env)
     deadline = time.time() + 20
     while time.time() < deadline:
@@ -421,6 +423,34 @@ def start_nasd(nasd, port, export, state, log):
         except OSError:
             time.sleep(0.1)
     return p
+
+
+def stop_nasd(proc):
+    """SIGTERM: the server must exit 0 within 20 s."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        rc = proc.wait(20)
+        check("sigterm_exit_0", rc == 0, f"exit status {rc}")
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        check("sigterm_exit_0", False, "still running 20 s later")
+
+
+def log_verdict(logpath):
+    """No sanitizer report in the server's log (its last lines printed
+    when a check failed); returns the log's text."""
+    with open(logpath, "r", errors="replace") as f:
+        text = f.read()
+    m = SANITIZER_RE.search(text)
+    check("no_sanitizer_report", m is None,
+          text[max(0, m.start() - 200):m.start() + 2000] if m else "")
+    if fails:
+        print("----- last lines of nasd log")
+        print("\n".join(text.splitlines()[-40:]))
+    return text
 
 
 # ---------------------------------------------------------------- tests
@@ -923,24 +953,9 @@ def main():
                 check("nasd_still_running", False,
                       f"nasd exited with {proc.returncode}")
                 break
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                rc = proc.wait(20)
-                check("sigterm_exit_0", rc == 0, f"exit status {rc}")
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                check("sigterm_exit_0", False, "still running 20 s later")
+        stop_nasd(proc)
         log.close()
-        with open(logpath, "r", errors="replace") as f:
-            text = f.read()
-        m = SANITIZER_RE.search(text)
-        check("no_sanitizer_report", m is None,
-              text[max(0, m.start() - 200):m.start() + 2000] if m else "")
-        if fails:
-            print("----- last lines of nasd log")
-            print("\n".join(text.splitlines()[-40:]))
+        log_verdict(logpath)
     finally:
         if proc.poll() is None:
             proc.kill()
