@@ -150,7 +150,7 @@ const struct nfs4_op nfs4_op_desc_layoutstats = {
 
 #define XATTR_NOTSUPP(lname, NAME)                                              \
 	const struct nfs4_op nfs4_op_desc_##lname = {                          \
-		.name = NAME,                                                  \
+		.name = (NAME),                                                \
 		.minor_min = 2,                                                \
 		.minor_max = 255,                                              \
 		.flags = 0,                                                    \

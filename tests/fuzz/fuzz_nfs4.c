@@ -361,13 +361,14 @@ static bool nfsstat4_valid(uint32_t s)
 	       (s >= NFS4ERR_CLIENTID_BUSY && s <= NFS4ERR_OFFLOAD_NO_REQS);
 }
 
-/* The opnums minor version @minor has (RFC 7530 / 8881 / 7862). */
+/* The opnums minor version @minor has (RFC 7530 / 8881 / 7862, and
+ * RFC 8276's extended attributes in 4.2). */
 static bool opnum_defined(uint32_t op, uint32_t minor)
 {
 	static const uint32_t last[] = {
 		OP_RELEASE_LOCKOWNER,
 		OP_RECLAIM_COMPLETE,
-		OP_CLONE,
+		OP_REMOVEXATTR,
 	};
 
 	return minor <= 2 && op >= OP_ACCESS && op <= last[minor];
