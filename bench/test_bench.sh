@@ -233,11 +233,13 @@ if timeout 120 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE \
 else
 	t_fail "v4_seq_read_runs" "$(tail -n 3 "$T_DIR/r4.err" | tr '\n' ' ')"
 fi
+# (16 MiB from the page cache can take under one clock tick of server CPU:
+# the server's figures are checked for being read, not for being > 0)
 check_json v4_seq_read_reads_back "$T_DIR/r4.json" <<EOF
 r['bytes'] == $JOBS * $SIZE
 r['ops'] == $JOBS * $SIZE // $BS
 r['errors'] == 0 and r['short'] == 0
-srv['cpu_s'] > 0
+srv['cpu_s'] >= 0 and srv['vm_rss_kib'] > 0
 EOF
 if timeout 120 "$BENCH" -q --json -j 2 -d 8 --size 4m -t 1 --prefix rr \
 	rand-read "$URL4" >"$T_DIR/rr4.json" 2>"$T_DIR/rr4.err"; then
