@@ -294,6 +294,15 @@ def recall_cycle(h, root, name, label, conflict, rec_ok=None):
     expect(f"{label}_after_return", retry(conflict, 0), 0)
 
 
+def test_stateid(h, sid):
+    """TEST_STATEID of @sid by @h: its status, or None."""
+    r, _ = h.call([op(OP_TEST_STATEID, u32(1) + sid)])
+    if r.status != 0:
+        return None
+    r.next()
+    return r.dec.u32() if r.dec.u32() == 1 else None
+
+
 def stats(nasd, state):
     out = subprocess.run([nasd, "stats", "--state-dir", state, "--json"],
                          capture_output=True, text=True, timeout=30)
@@ -696,12 +705,7 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     r, _ = h.call([raw.op_putfh(fh2),
                    op(OP_READ, dsid2 + u64(0) + u32(5))])
     expect("read_revoked_deleg", r.status, DELEG_REVOKED)
-    r, _ = h.call([op(OP_TEST_STATEID, u32(1) + dsid2)])
-    tst = None
-    if r.status == 0:
-        r.next()
-        if r.dec.u32() == 1:
-            tst = r.dec.u32()
+    tst = test_stateid(h, dsid2)
     expect("test_stateid_revoked", tst, DELEG_REVOKED)
     r, _ = h.call([raw.op_putfh(fh2), op(OP_DELEGRETURN, dsid2)])
     expect("delegreturn_revoked", r.status, DELEG_REVOKED)
@@ -710,12 +714,7 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     fl = h.seq_flags()
     check("revoked_flag_cleared",
           fl is not None and not fl & RECALLABLE_STATE_REVOKED, f"{fl}")
-    r, _ = h.call([op(OP_TEST_STATEID, u32(1) + dsid2)])
-    tst = None
-    if r.status == 0:
-        r.next()
-        if r.dec.u32() == 1:
-            tst = r.dec.u32()
+    tst = test_stateid(h, dsid2)
     expect("test_stateid_freed", tst, BAD_STATEID)
 
     # --- NFSv4.0 ---

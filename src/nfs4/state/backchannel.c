@@ -658,7 +658,9 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 			s->call_seq++;
 			s->cb_rtt_ms = (uint32_t)(ns / 1000000u);
 			memcpy(other, s->call_other, NFS4_OTHER_SIZE);
-			status = nfs4_bc_recall_reply(rec, len);
+			/* the header was read above: the results only */
+			status = ok ? recall_status(&x)
+				    : NFS4ERR_SERVERFAULT;
 			ok = status == NFS4_OK;
 		}
 		if (up || recall) {
