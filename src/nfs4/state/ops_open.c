@@ -262,7 +262,7 @@ static enum vfs_createmode vfs_how(uint32_t createmode)
 struct open_fs {
 	struct vfs_obj *obj;      /* owned reference to the file */
 	bool created;
-	bool truncate;            /* UNCHECKED on an existing file, size set */
+	bool truncate;            /* UNCHECKED on an existing file, size 0 */
 	struct vfs_sattr sa;
 };
 
@@ -308,7 +308,10 @@ static uint32_t open_by_name(struct nfs4_compound *c,
 		case GUARDED4:
 			return NFS4ERR_EXIST;
 		case UNCHECKED4:
-			fs->truncate = fs->sa.set_size;
+			/* RFC 7530 §16.16.5, RFC 8881 §18.16.3: createattrs
+			 * are not used on an existing file, except that a
+			 * size of zero truncates it (O_CREAT|O_TRUNC) */
+			fs->truncate = fs->sa.set_size && fs->sa.size == 0;
 			if (fs->truncate)
 				nfs4_bitmap_set(&r->attrset, FATTR4_SIZE);
 			r->cinfo.after = r->cinfo.before;
@@ -625,7 +628,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	if (status != NFS4_OK)
 		goto out_seqid;
 	if (fs.truncate) {
-		struct vfs_sattr sz = {.set_size = true, .size = fs.sa.size};
+		struct vfs_sattr sz = {.set_size = true, .size = 0};
 		int err = vfs_setattr(fs.obj, &sz);
 
 		if (err) {
