@@ -411,6 +411,19 @@ static const bool op_inline[NFS4_OP_MAX + 1] = {
 };
 
 /*
+ * Whether a retransmission of a 4.0 COMPOUND that ran @opnum must get the
+ * first reply rather than run again (the duplicate request cache): all
+ * but the operations that only read, which the inline ones all do.
+ */
+static bool op_changes_state(uint32_t opnum)
+{
+	if (opnum <= NFS4_OP_MAX && op_inline[opnum])
+		return false;
+	return opnum != OP_READDIR && opnum != OP_SECINFO &&
+	       opnum != OP_LOCKT;
+}
+
+/*
  * The evaluation of one COMPOUND, in the request's memory so that a
  * deferred request continues where it stopped (at operation @i, whose
  * arguments start at @op_pos of the argarray cursor).
@@ -428,12 +441,15 @@ struct compound_run {
 	bool seq_ok;
 	bool done;
 	bool started;                /* the export table was taken */
+	bool changes;                /* an op that changes state ran */
 };
 
 /* The reply cannot hold more: the error of the minor version. */
 static uint32_t too_big(const struct compound_run *run)
 {
-	return run->c.minorversion ? NFS4ERR_REP_TOO_BIG : NFS4ERR_RESOURCE;
+	if (!run->c.minorversion)
+		return NFS4ERR_RESOURCE;
+	return run->c.too_big ? run->c.too_big : NFS4ERR_REP_TOO_BIG;
 }
 
 /*
@@ -603,6 +619,8 @@ static enum step run_op(struct compound_run *run, uint32_t opnum,
 		       : 0;
 	c->reply_room = room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
 	rq->defer = false;
+	if (op_changes_state(opnum))
+		run->changes = true;
 	t0 = stats_clock_ns();
 	status = op->handle(c, args, res);
 	if (rq->defer && rq->nowait) {
@@ -670,17 +688,10 @@ static enum step compound_step(struct compound_run *run)
 	return run_op(run, opnum, op);
 }
 
-/*
- * The reply body limit once SEQUENCE has run: the session's
- * ca_maxresponsesize less the RPC reply header.
- */
+/* The reply body limit once SEQUENCE has run (c->resp_max). */
 static size_t session_limit(const struct nfs4_compound *c)
 {
-	if (!c->resp_max || c->resp_max <= RPC_REPLY_HDR_MAX)
-		return NFS4_REPLY_MAX;
-	if (c->resp_max - RPC_REPLY_HDR_MAX > NFS4_REPLY_MAX)
-		return NFS4_REPLY_MAX;
-	return c->resp_max - RPC_REPLY_HDR_MAX;
+	return c->resp_max < NFS4_REPLY_MAX ? c->resp_max : NFS4_REPLY_MAX;
 }
 
 static bool nfs4_dec_COMPOUND4args(struct xdr_buf *x, void *args)
@@ -826,6 +837,9 @@ static void nfs4_proc_compound(struct rpc_call *call, const void *args,
 		compound_slot_cache(run);
 out_end:
 	req_reply_used(call->req, run->r.x.pos);
+	/* a 4.0 COMPOUND of reads is not worth a place in the DRC */
+	if (!run->changes)
+		call->drc_skip = true;
 	if (run->started)
 		nfs4_compound_end(c);
 	compound_release(c);
@@ -911,6 +925,27 @@ static bool nfs4_inline_COMPOUND4args(const uint8_t *args, size_t len)
 }
 
 /*
+ * rpc_proc.drc_ok of COMPOUND: a 4.0 COMPOUND goes through the RPC
+ * layer's duplicate request cache (4.1 has its slots), so that a
+ * retransmitted CREATE or OPEN gets its first reply, not a second run
+ * (RFC 7530 §3.1.1, §9.1.7: the owner seqid caches keep the last reply of
+ * one owner only). One that would run inline only reads: left out at
+ * once; others of reads only are dropped when they end (drc_skip).
+ */
+static bool nfs4_drc_COMPOUND4args(const uint8_t *args, size_t len)
+{
+	uint32_t minor, n;
+	const uint8_t *p;
+	struct xdr_buf x;
+
+	xdr_init(&x, (uint8_t *)args, len);
+	if (!xdr_dec_opaque_ref(&x, &p, &n, NFS4_TAG_MAX) ||
+	    !xdr_dec_u32(&x, &minor) || minor != 0)
+		return false;
+	return !nfs4_inline_COMPOUND4args(args, len);
+}
+
+/*
  * rpc_proc.payload_align of COMPOUND: for the common shape of a write
  * ([SEQUENCE,] PUTFH, WRITE), the offset in the arguments of the first
  * data byte that starts a file block, so that the transport can receive
@@ -984,6 +1019,7 @@ static const struct rpc_proc nfs4_procs[] = {
 		.max_reply = 0,
 		.inline_ok = nfs4_inline_COMPOUND4args,
 		.payload_align = nfs4_align_COMPOUND4args,
+		.drc_ok = nfs4_drc_COMPOUND4args,
 	},
 };
 
@@ -991,4 +1027,6 @@ const struct rpc_version nfs4_version = {
 	.vers = NFS_V4,
 	.nprocs = sizeof(nfs4_procs) / sizeof(nfs4_procs[0]),
 	.procs = nfs4_procs,
+	/* a DELAY answer is not kept: the client's retry runs again */
+	.status_retry = NFS4ERR_DELAY,
 };

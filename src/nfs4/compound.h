@@ -61,7 +61,12 @@ struct nfs4_compound {
 	bool cachethis;
 	uint32_t opindex;                 /* index of the op being run */
 	uint32_t numops;
-	uint32_t resp_max;                /* reply size limit (session) */
+	/* 4.1+, set by SEQUENCE: the COMPOUND4res limit (ca_maxresponsesize
+	 * less the RPC reply header, or with sa_cachethis the smaller
+	 * ca_maxresponsesize_cached, which bounds the body as the slot keeps
+	 * it), and the error of an op whose result passes it */
+	uint32_t resp_max;
+	uint32_t too_big;                 /* REP_TOO_BIG(_TO_CACHE) */
 	/* set by SEQUENCE on a retry: the whole cached COMPOUND reply */
 	const uint8_t *replay;
 	size_t replay_len;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Duplicate request cache. One mutex: only non-idempotent procedures
- * (CREATE, REMOVE, RENAME, ...) come here, never READ/WRITE/GETATTR.
+ * (NFSv3 CREATE, REMOVE, WRITE, ...) and NFSv4.0 COMPOUNDs come here,
+ * never NFSv3 READ/GETATTR or a 4.1 COMPOUND.
  */
 #include "rpc/drc.h"
 

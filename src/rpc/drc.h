@@ -4,7 +4,8 @@
 
 /*
  * Duplicate request cache for non-idempotent procedures (RPC_PROC_
- * NONIDEMPOTENT), as knfsd's reply cache: a retransmission of a call that
+ * NONIDEMPOTENT, or rpc_proc.drc_ok: NFSv4.0 COMPOUND, as Ganesha's DRC),
+ * as knfsd's reply cache: a retransmission of a call that
  * is still running is dropped, and one of a call that finished gets the
  * stored reply bytes without running the procedure again.
  *

@@ -348,7 +348,8 @@ out_release:
 	proc_release(call);
 	stats_call_done(call->stats_slot, call->t0, !ok || stat != SUCCESS,
 			status != 0);
-	if (ok && !(call->status_retry && status == call->status_retry))
+	if (ok && !call->drc_skip &&
+	    !(call->status_retry && status == call->status_retry))
 		drc_finish(call->drc, r);
 	else
 		drc_abort(call->drc);
@@ -453,7 +454,8 @@ enum req_verdict rpc_process(struct req *r)
 	call->t0 = stats_clock_ns();
 
 	xdr_init(&call->args, r->msg + x.pos, r->msg_len - x.pos);
-	if (p->flags & RPC_PROC_NONIDEMPOTENT) {
+	if ((p->flags & RPC_PROC_NONIDEMPOTENT) ||
+	    (p->drc_ok && p->drc_ok(call->args.base, call->args.len))) {
 		switch (drc_begin(call, call->args.base, call->args.len,
 				  &call->drc)) {
 		case DRC_IN_PROGRESS:

@@ -83,6 +83,10 @@ struct rpc_call {
 	void *argp;
 	void *resp;
 	struct drc_entry *drc;
+	/* Set by a handler whose call went through the duplicate request
+	 * cache but changed nothing (a 4.0 COMPOUND of reads): the entry is
+	 * dropped, not kept, when the call finishes. */
+	bool drc_skip;
 	int stats_slot;
 	uint64_t t0;
 };
@@ -140,6 +144,13 @@ struct rpc_proc {
 	 * the hint only saves the hand-off of calls that would defer.
 	 */
 	bool (*inline_ok)(const uint8_t *args, size_t len);
+	/*
+	 * Optional: from the first @len bytes of the arguments, whether this
+	 * call goes through the duplicate request cache as if the procedure
+	 * were RPC_PROC_NONIDEMPOTENT (COMPOUND: minor version 0, which has
+	 * no slot table); the handler may then set call->drc_skip.
+	 */
+	bool (*drc_ok)(const uint8_t *args, size_t len);
 };
 
 #define RPC_PAYLOAD_ALIGN 4096

@@ -429,6 +429,18 @@ static bool enc_cred(struct xdr_buf *x, const struct nfs4_cb_sec *sec)
 	return true;
 }
 
+/** nfs4_bc_call_max() - see state_int.h (enc_cred(), enc_recall()). */
+uint32_t nfs4_bc_call_max(const struct nfs4_cb_sec *sec)
+{
+	/* xid, CALL, rpcvers, prog, vers, proc; flavor and length of the
+	 * credential and of the AUTH_NONE verifier */
+	uint32_t n = 24 + 8 + 8;
+
+	if (sec->flavor == AUTH_SYS)
+		n += 20 + ((sec->machine_len + 3) & ~3u) + 4 * sec->ngids;
+	return n + CB_RECALL_ARGS;
+}
+
 /* CB_COMPOUND4args of a recall (RFC 8881 §20.9.1, §20.2, §20.1). */
 static bool enc_recall(struct xdr_buf *x, const struct nfs4_bc_job *j)
 {

@@ -104,7 +104,8 @@ static uint32_t take_slot(struct nfs4_compound *c, struct nfs4_session *s,
 	}
 	if (c->numops > s->fore.ca_maxoperations)
 		return NFS4ERR_TOO_MANY_OPS;
-	if (c->call->args.len > s->fore.ca_maxrequestsize)
+	/* the request as ca_maxrequestsize counts it: RPC header included */
+	if (c->call->req->msg_len > s->fore.ca_maxrequestsize)
 		return NFS4ERR_REQ_TOO_BIG;
 	slot->seqid = a->sa_sequenceid;
 	slot->digest = digest;
@@ -155,7 +156,18 @@ uint32_t nfs4_op_sequence(struct nfs4_compound *c, void *args, void *res)
 	c->session = s; /* the lookup's reference */
 	c->client = s->client;
 	c->cachethis = a->sa_cachethis;
-	c->resp_max = s->fore.ca_maxresponsesize;
+	/* RFC 8881 §2.10.6.4, §18.46.3: a reply the client asked to have
+	 * cached must fit the cache (REP_TOO_BIG_TO_CACHE), any reply the
+	 * channel (REP_TOO_BIG); the RPC reply header is not in the body */
+	c->resp_max = s->fore.ca_maxresponsesize > RPC_REPLY_HDR_MAX
+			      ? s->fore.ca_maxresponsesize - RPC_REPLY_HDR_MAX
+			      : 0;
+	c->too_big = NFS4ERR_REP_TOO_BIG;
+	if (a->sa_cachethis &&
+	    s->fore.ca_maxresponsesize_cached < c->resp_max) {
+		c->resp_max = s->fore.ca_maxresponsesize_cached;
+		c->too_big = NFS4ERR_REP_TOO_BIG_TO_CACHE;
+	}
 
 	memcpy(r->sr_sessionid, s->id, NFS4_SESSIONID_SIZE);
 	r->sr_sequenceid = a->sa_sequenceid;

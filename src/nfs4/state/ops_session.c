@@ -185,7 +185,11 @@ static uint32_t max_ops(void)
 	return n && n < NFS4_CA_MAXOPS ? n : NFS4_CA_MAXOPS;
 }
 
-/* Negotiate the channels down to nasd's limits (RFC 8881 §18.36.3). */
+/*
+ * Negotiate the channels down to nasd's limits (RFC 8881 §18.36.3):
+ * unknown csa_flags are INVAL, channels too small for a COMPOUND, or for
+ * nasd's callbacks, TOOSMALL.
+ */
 static uint32_t negotiate(const struct CREATE_SESSION4args *a,
 			  struct channel_attrs4 *fore,
 			  struct channel_attrs4 *back)
@@ -193,8 +197,17 @@ static uint32_t negotiate(const struct CREATE_SESSION4args *a,
 	const struct channel_attrs4 *f = &a->csa_fore_chan_attrs;
 	const struct channel_attrs4 *b = &a->csa_back_chan_attrs;
 
-	if (f->ca_maxrequestsize < NFS4_CA_MINSIZE ||
-	    f->ca_maxresponsesize < NFS4_CA_MINSIZE)
+	if (a->csa_flags & ~(uint32_t)(CREATE_SESSION4_FLAG_PERSIST |
+				       CREATE_SESSION4_FLAG_CONN_BACK_CHAN |
+				       CREATE_SESSION4_FLAG_CONN_RDMA))
+		return NFS4ERR_INVAL;
+	if (f->ca_maxrequestsize < NFS4_CA_MIN_REQUEST ||
+	    f->ca_maxresponsesize < NFS4_CA_MIN_RESPONSE)
+		return NFS4ERR_TOOSMALL;
+	/* as knfsd, whether or not this connection is the back channel:
+	 * one may be bound to it later */
+	if (b->ca_maxrequestsize < nfs4_bc_call_max(&a->csa_sec) ||
+	    b->ca_maxresponsesize < NFS4_CB_MIN_RESPONSE)
 		return NFS4ERR_TOOSMALL;
 	if (f->ca_maxrequests == 0 || f->ca_maxoperations == 0)
 		return NFS4ERR_INVAL;

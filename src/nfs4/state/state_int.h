@@ -94,7 +94,19 @@
 #define NFS4_CA_MAXRESPONSE_CACHED (64 * 1024)
 #define NFS4_CA_MAXOPS 64
 #define NFS4_CA_MAXREQUESTS 64
-#define NFS4_CA_MINSIZE 512
+/*
+ * The smallest fore channel that carries a COMPOUND at all (RFC 8881
+ * §18.36.3, as knfsd): a request of the RPC call header with AUTH_NONE
+ * and an empty tag, minor version, count and SEQUENCE (24 + 16 + 12 +
+ * 36); a reply of the RPC reply header, status, empty tag, count and the
+ * SEQUENCE result (24 + 12 + 44). Less is TOOSMALL.
+ */
+#define NFS4_CA_MIN_REQUEST 88
+#define NFS4_CA_MIN_RESPONSE 80
+/* The back channel must take the reply to nasd's CB_COMPOUND of a recall:
+ * the RPC reply header, status, empty tag, count, CB_SEQUENCE and
+ * CB_RECALL results (24 + 12 + 40 + 8); the call, nfs4_bc_call_max(). */
+#define NFS4_CB_MIN_RESPONSE 84
 #define NFS4_CB_MAXREQUEST 16384
 #define NFS4_CB_MAXOPS 8
 /* ceiling of all slot reply caches together; beyond it replies are not
@@ -939,6 +951,13 @@ bool nfs4_bc_recall(struct nfs4_session *s, const struct stateid4 *stateid,
 uint32_t nfs4_bc_recall_reply(const uint8_t *rec, size_t len);
 /* Is the back channel of @s up (or being probed, in time)? Under s->mu. */
 bool nfs4_bc_session_ok(struct nfs4_session *s);
+/*
+ * nfs4_bc_call_max() - the size of the largest call nasd sends on a back
+ * channel whose calls carry @sec's credential (a CB_COMPOUND of a recall
+ * with the RPC header): CREATE_SESSION refuses a back channel with a
+ * smaller ca_maxrequestsize (TOOSMALL).
+ */
+uint32_t nfs4_bc_call_max(const struct nfs4_cb_sec *sec);
 /* A CB_NULL or CB_COMPOUND to send, built for the callback thread. */
 struct nfs4_bc_job;
 void nfs4_bc_job_run(struct nfs4_bc_job *j);
