@@ -51,6 +51,7 @@ int nfs4_init(const struct nfs4_config *cfg)
 		config.max_ops = NFS4_MAX_OPS_LIMIT;
 	if (config.domain && !config.domain[0])
 		config.domain = NULL;
+	nfs4_state_set_client_memory(config.client_memory);
 	ret = nfs4_state_init(config.state_dir, config.lease_time,
 			      config.grace_time);
 	if (ret == 0) {

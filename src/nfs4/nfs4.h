@@ -24,6 +24,9 @@ struct nfs4_config {
 	const char *state_dir;   /* client records for reclaim after restart */
 	const char *domain;      /* owner@domain; NULL = numeric ids */
 	uint32_t max_ops;        /* ops per COMPOUND, default 64 */
+	/* bytes of client records and sessions (--nfs4-client-memory);
+	 * 0: a share of the machine's memory (nfs4_state_set_client_memory) */
+	uint64_t client_memory;
 	/* Another protocol's own grace period (NLM's) during which new
 	 * NFSv4 state waits too (NFS4ERR_GRACE), so that its clients'
 	 * reclaims find their locks free; NULL: none. */

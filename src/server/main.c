@@ -95,6 +95,7 @@ enum {
 	OPT_GRACE_TIME,
 	OPT_V4_DOMAIN,
 	OPT_MAX_OPS,
+	OPT_NFS4_CLIENT_MEMORY,
 	OPT_MAX_CONNS,
 	OPT_MAX_CONNS_PER_CLIENT,
 	OPT_MAX_INFLIGHT,
@@ -158,6 +159,8 @@ static const struct option long_opts[] = {
 	{ "grace-time", required_argument, NULL, OPT_GRACE_TIME },
 	{ "v4-domain", required_argument, NULL, OPT_V4_DOMAIN },
 	{ "max-ops", required_argument, NULL, OPT_MAX_OPS },
+	{ "nfs4-client-memory", required_argument, NULL,
+	  OPT_NFS4_CLIENT_MEMORY },
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "max-conns-per-client", required_argument, NULL,
 	  OPT_MAX_CONNS_PER_CLIENT },
@@ -217,6 +220,10 @@ static void usage(FILE *f)
 		"(default: numeric ids)\n"
 		"      --max-ops N           operations per NFSv4 COMPOUND "
 		"(default 64)\n"
+		"      --nfs4-client-memory BYTES  NFSv4 client records and "
+		"sessions (default\n"
+		"                            1/32 of memory, 32M..1G; min "
+		"256K)\n"
 		"      --max-conns N         client connections (default "
 		"4096)\n"
 		"      --max-conns-per-client N  connections from one "
@@ -421,6 +428,11 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_V4_DOMAIN:
 			nfs4_cfg.domain = optarg;
+			break;
+		case OPT_NFS4_CLIENT_MEMORY:
+			if (!parse_size(optarg, &nfs4_cfg.client_memory) ||
+			    nfs4_cfg.client_memory < (256u << 10))
+				goto bad;
 			break;
 		case OPT_MAX_OPS:
 			if (!parse_ulong(optarg, 1024, &v) || v < 2)

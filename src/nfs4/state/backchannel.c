@@ -123,6 +123,7 @@ void nfs4_bc_attach(void)
 	call_slot = stats_slot_add("nfs4_cb", NFS4_CB_VERSION,
 				   CB_COMPOUND_PROC, "CB_RECALL");
 	nfs4_deleg_stats_init();
+	nfs4_client_stats_init();
 	nfs4_bc_set_ops(&transport_ops);
 	rpc_set_reply_handler(nfs4_bc_reply);
 	rpc_set_close_handler(nfs4_bc_conn_closed);

@@ -9,7 +9,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/log.h"
+#include "core/stats.h"
 #include "nfs4/state/state_int.h"
 
 static struct nfs4_client_shard *client_shard(clientid4 id, uint32_t *bucket)
@@ -32,6 +35,176 @@ static struct nfs4_client *shard_find(struct nfs4_client_shard *sh, uint32_t b,
 	return NULL;
 }
 
+#define CLIENT_MEM_MIN (32ull << 20)
+#define CLIENT_MEM_MAX (1ull << 30)
+
+/** nfs4_state_set_client_memory() - see state.h. */
+void nfs4_state_set_client_memory(uint64_t bytes)
+{
+	if (!bytes) {
+		long pages = sysconf(_SC_PHYS_PAGES);
+		long psz = sysconf(_SC_PAGESIZE);
+
+		bytes = pages > 0 && psz > 0
+				? (uint64_t)pages * (uint64_t)psz / 32
+				: CLIENT_MEM_MIN;
+		if (bytes < CLIENT_MEM_MIN)
+			bytes = CLIENT_MEM_MIN;
+		if (bytes > CLIENT_MEM_MAX)
+			bytes = CLIENT_MEM_MAX;
+	}
+	pthread_mutex_lock(&nfs4_st.mu);
+	nfs4_st.client_mem_max = bytes;
+	pthread_mutex_unlock(&nfs4_st.mu);
+}
+
+static uint64_t client_mem(uint32_t ownerid_len)
+{
+	return sizeof(struct nfs4_client) + ownerid_len;
+}
+
+/** nfs4_session_mem() - see state_int.h. */
+uint64_t nfs4_session_mem(uint32_t nslots)
+{
+	return sizeof(struct nfs4_session) +
+	       (uint64_t)nslots * sizeof(struct nfs4_slot);
+}
+
+/* Nothing but the table and @cl's own state holds it (no request). */
+static bool client_idle(struct nfs4_client *cl)
+{
+	int held;
+
+	nfs4_client_lock(cl);
+	held = 1 + (int)cl->nsessions + (int)cl->nowners + (int)cl->ndelegs;
+	pthread_mutex_unlock(&cl->mu);
+	return atomic_load(&cl->refs) <= held;
+}
+
+/*
+ * Make room for @n bytes: first clients whose lease lapsed (the reaper
+ * would take them within a second), then unconfirmed records, oldest
+ * first (a flood of SETCLIENTID or EXCHANGE_ID never confirmed must not
+ * lock real clients out).
+ */
+static void client_make_room(uint64_t n, const struct nfs4_client *keep)
+{
+	struct nfs4_list *l, *next;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (l = nfs4_st.clients.next;
+		     l != &nfs4_st.clients &&
+		     nfs4_st.client_mem + n > nfs4_st.client_mem_max;
+		     l = next) {
+			struct nfs4_client *cl =
+				nfs4_container_of(l, struct nfs4_client, link);
+			bool go;
+
+			next = l->next;
+			if (cl == keep)
+				continue;
+			go = pass == 0 ? nfs4_client_expired(cl)
+				       : !cl->confirmed && client_idle(cl);
+			if (!go)
+				continue;
+			log_info("nfs4: client %016llx %s for room",
+				 (unsigned long long)cl->clientid,
+				 pass == 0 ? "expired" : "(unconfirmed) dropped");
+			nfs4_st.clients_evicted++;
+			nfs4_client_destroy(cl, pass == 0, pass == 0);
+		}
+	}
+}
+
+/** nfs4_client_mem_reserve() - see state_int.h. */
+bool nfs4_client_mem_reserve(uint64_t n, const struct nfs4_client *keep)
+{
+	if (!nfs4_st.client_mem_max)
+		nfs4_st.client_mem_max = CLIENT_MEM_MIN;
+	if (nfs4_st.client_mem + n > nfs4_st.client_mem_max)
+		client_make_room(n, keep);
+	if (nfs4_st.client_mem + n > nfs4_st.client_mem_max)
+		return false;
+	nfs4_st.client_mem += n;
+	return true;
+}
+
+/** nfs4_client_mem_release() - see state_int.h. */
+void nfs4_client_mem_release(uint64_t n)
+{
+	nfs4_st.client_mem -= n < nfs4_st.client_mem ? n : nfs4_st.client_mem;
+}
+
+static uint64_t v_clients(void)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	v = nfs4_st.nclients;
+	pthread_mutex_unlock(&nfs4_st.mu);
+	return v;
+}
+
+static uint64_t v_sessions(void)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	v = nfs4_st.nsessions;
+	pthread_mutex_unlock(&nfs4_st.mu);
+	return v;
+}
+
+static uint64_t v_client_mem(void)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	v = nfs4_st.client_mem;
+	pthread_mutex_unlock(&nfs4_st.mu);
+	return v;
+}
+
+static uint64_t v_client_mem_max(void)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	v = nfs4_st.client_mem_max;
+	pthread_mutex_unlock(&nfs4_st.mu);
+	return v;
+}
+
+static uint64_t v_evicted(void)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&nfs4_st.mu);
+	v = nfs4_st.clients_evicted;
+	pthread_mutex_unlock(&nfs4_st.mu);
+	return v;
+}
+
+/** nfs4_client_stats_init() - see state_int.h. */
+void nfs4_client_stats_init(void)
+{
+	(void)stats_value_add("nfs4_clients", "NFSv4 client records.", false,
+			      v_clients);
+	(void)stats_value_add("nfs4_sessions", "NFSv4.1 sessions.", false,
+			      v_sessions);
+	(void)stats_value_add("nfs4_client_memory_bytes", "Memory charged "
+			      "to NFSv4 client records and sessions.", false,
+			      v_client_mem);
+	(void)stats_value_add("nfs4_client_memory_max_bytes", "Ceiling of "
+			      "nfs4_client_memory_bytes "
+			      "(--nfs4-client-memory).", false,
+			      v_client_mem_max);
+	(void)stats_value_add("nfs4_clients_evicted_total", "NFSv4 clients "
+			      "expired or dropped to make room for new ones.",
+			      true, v_evicted);
+}
+
 /**
  * nfs4_client_new() - see state_int.h: a fresh clientid (boot id in the
  * high half, so a restarted server knows its predecessor's ids as stale).
@@ -44,14 +217,14 @@ struct nfs4_client *nfs4_client_new(uint32_t minor, const uint8_t *id,
 	struct nfs4_client *cl;
 	uint32_t b;
 
-	if (nfs4_st.nclients >= NFS4_MAX_CLIENTS)
+	if (!nfs4_client_mem_reserve(client_mem(len), NULL))
 		return NULL;
 	cl = calloc(1, sizeof(*cl));
-	if (!cl)
-		return NULL;
-	cl->ownerid = malloc(len ? len : 1);
-	if (!cl->ownerid) {
+	if (cl)
+		cl->ownerid = malloc(len ? len : 1);
+	if (!cl || !cl->ownerid) {
 		free(cl);
+		nfs4_client_mem_release(client_mem(len));
 		return NULL;
 	}
 	memcpy(cl->ownerid, id, len);
@@ -242,6 +415,7 @@ void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 	pthread_mutex_unlock(&cl->mu);
 	nfs4_list_del(&cl->link);
 	nfs4_st.nclients--;
+	nfs4_client_mem_release(client_mem(cl->ownerid_len));
 	if (forget && cl->recorded)
 		nfs4_grace_queue_forget(cl);
 	nfs4_client_put(cl);

@@ -50,16 +50,19 @@ struct nfs4_session *nfs4_session_new(struct nfs4_client *cl,
 	uint64_t n;
 	uint32_t b;
 
-	if (nfs4_st.nsessions >= NFS4_MAX_SESSIONS ||
-	    cl->nsessions >= NFS4_MAX_SESSIONS_PER_CLIENT)
+	if (cl->nsessions >= NFS4_MAX_SESSIONS_PER_CLIENT ||
+	    !nfs4_client_mem_reserve(nfs4_session_mem(fore->ca_maxrequests),
+				     cl))
 		return NULL;
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->nslots = fore->ca_maxrequests;
-	s->slots = calloc(s->nslots, sizeof(*s->slots));
-	if (!s->slots) {
+	if (s) {
+		s->nslots = fore->ca_maxrequests;
+		s->slots = calloc(s->nslots, sizeof(*s->slots));
+	}
+	if (!s || !s->slots) {
 		free(s);
+		nfs4_client_mem_release(
+			nfs4_session_mem(fore->ca_maxrequests));
 		return NULL;
 	}
 	/* boot id | counter | clientid low half: unique, and never valid
@@ -168,6 +171,7 @@ void nfs4_session_destroy(struct nfs4_session *s)
 	nfs4_list_del(&s->client_link);
 	s->client->nsessions--;
 	nfs4_st.nsessions--;
+	nfs4_client_mem_release(nfs4_session_mem(s->nslots));
 	pthread_mutex_lock(&s->mu);
 	s->dead = true;
 	pthread_mutex_unlock(&s->mu);

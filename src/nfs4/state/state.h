@@ -25,6 +25,16 @@ int nfs4_state_init(const char *state_dir, uint32_t lease_time,
 void nfs4_state_shutdown(void);
 
 /*
+ * nfs4_state_set_client_memory() - the memory that client records and
+ * their sessions may take (RFC 7530 §9.1.1 leaves it to the server):
+ * @bytes, or with 0 1/32 of the machine's memory within 32 MiB..1 GiB.
+ * At the ceiling a new client takes the room of clients whose lease has
+ * lapsed, then of the oldest unconfirmed ones; with none, SETCLIENTID
+ * gets RESOURCE and EXCHANGE_ID / CREATE_SESSION DELAY.
+ */
+void nfs4_state_set_client_memory(uint64_t bytes);
+
+/*
  * nfs4_bc_attach() - let the 4.1 back channel use the transport: send
  * callbacks on client connections, receive their answers (the RPC
  * layer's reply handler), unbind connections that close. Call once at

@@ -78,8 +78,7 @@
 #include "vfs/vfs.h"
 
 /* Limits (DESIGN.md §5): at a limit the client gets RESOURCE or DELAY. */
-#define NFS4_MAX_CLIENTS 1024
-#define NFS4_MAX_SESSIONS 4096
+/* client records and sessions: by memory (nfs4_client_mem_reserve) */
 #define NFS4_MAX_SESSIONS_PER_CLIENT 16
 #define NFS4_MAX_OWNERS_PER_CLIENT 8192
 #define NFS4_MAX_STATEIDS 262144
@@ -570,6 +569,9 @@ struct nfs4_state {
 	struct nfs4_list clients;
 	uint32_t nclients;
 	uint32_t nsessions;
+	uint64_t client_mem;           /* records and sessions, bytes */
+	uint64_t client_mem_max;       /* nfs4_state_set_client_memory */
+	uint64_t clients_evicted;      /* for room, before their time */
 	struct nfs4_grace_rec *recs;   /* records from before the restart */
 
 	/* shard locks */
@@ -609,8 +611,22 @@ void nfs4_state_reap(void);
 
 /* client.c */
 /*
+ * nfs4_client_mem_reserve() - under nfs4_st.mu: charge @n bytes of a new
+ * record or session to the ceiling (nfs4_state_set_client_memory), making
+ * room by expiring clients whose lease lapsed, then the oldest unconfirmed
+ * records, never @keep or a client a request pins. False: no room.
+ * nfs4_client_mem_release() gives the bytes back.
+ */
+bool nfs4_client_mem_reserve(uint64_t n, const struct nfs4_client *keep);
+void nfs4_client_mem_release(uint64_t n);
+/* The bytes a session with @nslots slots is charged. */
+uint64_t nfs4_session_mem(uint32_t nslots);
+/* One-time registration of the client statistics (nasd stats). */
+void nfs4_client_stats_init(void);
+/*
  * nfs4_client_new() - under nfs4_st.mu: a new, unconfirmed client record
- * with the table's reference. NULL at the limit or without memory.
+ * with the table's reference. NULL when there is no room (above) or no
+ * memory.
  */
 struct nfs4_client *nfs4_client_new(uint32_t minor, const uint8_t *id,
 				    uint32_t len, const struct verifier4 *v,
