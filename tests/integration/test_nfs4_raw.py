@@ -78,6 +78,10 @@ ERR[NAMETOOLONG] = "NAMETOOLONG"
 ERR[BADOWNER] = "BADOWNER"
 ERR[TOOSMALL] = "TOOSMALL"
 ERR[GRACE] = "GRACE"
+REQ_TOO_BIG, REP_TOO_BIG, REP_TOO_BIG_TO_CACHE = 10065, 10066, 10067
+ERR[REQ_TOO_BIG] = "REQ_TOO_BIG"
+ERR[REP_TOO_BIG] = "REP_TOO_BIG"
+ERR[REP_TOO_BIG_TO_CACHE] = "REP_TOO_BIG_TO_CACHE"
 OP_REMOVE = 28
 
 
@@ -194,11 +198,13 @@ def recv_record(sock):
             return data
 
 
-def rpc(sock, proc, args):
-    """One NFSv4 call; returns (accept_stat, body bytes after it)."""
+def rpc(sock, proc, args, xid=None):
+    """One NFSv4 call (a fresh xid unless given); returns (accept_stat,
+    body bytes after it)."""
     global _xid
-    _xid += 1
-    xid = _xid
+    if xid is None:
+        _xid += 1
+        xid = _xid
     msg = u32(xid) + u32(0) + u32(2) + u32(NFS_PROG) + u32(NFS4_VERS)
     msg += u32(proc) + auth_sys() + u32(0) + u32(0) + args
     sock.sendall(record(msg))
@@ -245,10 +251,10 @@ class Res:
         return self.status
 
 
-def compound(sock, minor, ops, tag=b"nfs4raw"):
+def compound(sock, minor, ops, tag=b"nfs4raw", xid=None):
     """ops: list of bytes (opnum + args, already encoded)."""
     args = opaque(tag) + u32(minor) + u32(len(ops)) + b"".join(ops)
-    return Res(*rpc(sock, 1, args))
+    return Res(*rpc(sock, 1, args, xid))
 
 
 def op(num, args=b""):
@@ -310,8 +316,14 @@ def null_ok(port):
 class Session:
     """A 4.1/4.2 client with one session; slot 0 used unless told."""
 
-    def __init__(self, sock, minor, name, reclaim_complete=True):
+    # channel_attrs4 as (headerpad, maxrequestsize, maxresponsesize,
+    # maxresponsesize_cached, maxoperations, maxrequests)
+    ATTRS = (0, 1 << 20, 1 << 20, 64 * 1024, 64, 8)
+
+    def __init__(self, sock, minor, name, reclaim_complete=True,
+                 fore=ATTRS, back=ATTRS, flags=0):
         self.sock = sock
+        self.cs_status = None
         self.minor = minor
         self.sid = None
         self.seq = {}
@@ -328,11 +340,13 @@ class Session:
         d = r.dec
         self.clientid = d.u64()
         eseq = d.u32()
-        attrs = (u32(0) + u32(1 << 20) + u32(1 << 20) + u32(64 * 1024)
-                 + u32(64) + u32(8) + u32(0))
-        cs = op(OP_CREATE_SESSION, u64(self.clientid) + u32(eseq) + u32(0)
-                + attrs + attrs + u32(0x40000000) + u32(1) + u32(0))
+        def attrs(a):
+            return b"".join(u32(v) for v in a) + u32(0)   # no rdma_ird
+        cs = op(OP_CREATE_SESSION, u64(self.clientid) + u32(eseq)
+                + u32(flags) + attrs(fore) + attrs(back) + u32(0x40000000)
+                + u32(1) + u32(0))
         r = compound(sock, minor, [cs])
+        self.cs_status = r.status
         if r.status != 0:
             self.error = f"CREATE_SESSION: {sname(r.status)}"
             return
@@ -341,9 +355,9 @@ class Session:
         self.sid = d.fixed(16)
         d.u32()
         d.u32()
-        fore = [d.u32() for _ in range(6)]
-        self.maxops = fore[4]
-        self.nslots = fore[5]
+        self.fore = [d.u32() for _ in range(6)]
+        self.maxops = self.fore[4]
+        self.nslots = self.fore[5]
         # a new client says it has nothing to reclaim before its first
         # open or lock (RFC 8881 §18.51): on the last slot, so that tests
         # of slot 0's sequence ids start from 1
@@ -633,8 +647,11 @@ def t_v42(port, export):
         expect("v42_seek_bad_what", seek(0, 7)[0], (UNION_NOTSUPP, BADXDR))
 
         def read_plus(off, count):
+            # a read is not asked to be cached (as Linux): a reply the
+            # slot must keep is held to ca_maxresponsesize_cached
             r = ss.call([op_putfh(fhs["sparse"]),
-                         op(OP_READ_PLUS, ANON + u64(off) + u32(count))])
+                         op(OP_READ_PLUS, ANON + u64(off) + u32(count))],
+                        cache=False)
             o, st = last_result(ss, r)
             if st != 0:
                 return st, None, None
@@ -895,6 +912,36 @@ def t_conformance(port, export):
         sup = r.dec.u32() if st == 0 else None
         check(f"conf_access_supported_{what}", st == 0 and sup == want,
               f"{sname(st)} supported {sup}")
+    # OPEN UNCHECKED4 of an existing file (RFC 7530 §16.16.5, RFC 8881
+    # §18.16.3): createattrs are not used, except that a size of zero
+    # truncates; a new file gets them
+    path = os.path.join(export, "conf-unchecked")
+    with open(path, "wb") as f:
+        f.write(b"0123456789")
+    os.chmod(path, 0o644)
+
+    def open_unchecked(name, size, mode, owner):
+        how = (u32(1) + u32(0) + bitmap(4, 33) +
+               opaque(u64(size) + u32(mode)))
+        oargs = (u32(0) + u32(3) + u32(0) + u64(ss.clientid) +
+                 opaque(owner) + how + u32(0) + opaque(name))
+        return last_result(ss, ss.call([op_putfh(dfh), op(18, oargs)]))[1]
+
+    st = open_unchecked(b"conf-unchecked", 4, 0o600, b"unchecked-1")
+    sb = os.stat(path)
+    check("conf_open_unchecked_existing_attrs_ignored",
+          st == 0 and sb.st_size == 10 and (sb.st_mode & 0o777) == 0o644,
+          f"{sname(st)} size {sb.st_size} mode {sb.st_mode & 0o777:o}")
+    st = open_unchecked(b"conf-unchecked", 0, 0o600, b"unchecked-2")
+    sb = os.stat(path)
+    check("conf_open_unchecked_existing_size0_truncates",
+          st == 0 and sb.st_size == 0 and (sb.st_mode & 0o777) == 0o644,
+          f"{sname(st)} size {sb.st_size} mode {sb.st_mode & 0o777:o}")
+    st = open_unchecked(b"conf-unchecked-new", 0, 0o600, b"unchecked-3")
+    npath = os.path.join(export, "conf-unchecked-new")
+    mode = os.stat(npath).st_mode & 0o777 if os.path.exists(npath) else None
+    check("conf_open_unchecked_new_gets_attrs", st == 0 and mode == 0o600,
+          f"{sname(st)} mode {mode}")
     # RFC 8276's operations: known at minor 2 (NOTSUPP until built), not
     # at minor 1 (OP_ILLEGAL)
     r = ss.call([op_putfh(ffh), op(72, opaque(b"user.x"))])
@@ -910,6 +957,200 @@ def t_conformance(port, export):
             expect(f"conf_{name}_minor2_notsupp", last_result(ss, r)[1],
                    NOTSUPP)
     s.close()
+
+
+def t_session_limits(port):
+    """CREATE_SESSION's channel rules (RFC 8881 §18.36.3): small fore
+    channels are accepted and enforced (REQ_TOO_BIG, REP_TOO_BIG), a reply
+    to be cached must fit ca_maxresponsesize_cached (REP_TOO_BIG_TO_CACHE,
+    §2.10.6.4), channels too small for any COMPOUND or for the server's
+    callbacks are TOOSMALL, unknown csa_flags INVAL."""
+    s = connect(port)
+    name = f"nfs4raw-lim-{os.getpid()}"
+    small = (0, 400, 400, 400, 16, 4)
+    ss = Session(s, 1, name + "-small", fore=small)
+    if check("lim_small_fore_accepted", ss.error is None, f"{ss.error}"):
+        check("lim_small_fore_negotiated", ss.fore[1:3] == [400, 400],
+              f"{ss.fore}")
+        r = ss.call([op(OP_PUTROOTFH), op_getattr(1)])
+        expect("lim_small_fore_compound_ok", r.status, 0)
+        r = ss.call([op(OP_PUTROOTFH)] + [op_getattr(0, 1, 4)] * 14)
+        expect("lim_reply_over_maxresponsesize_rep_too_big", r.status,
+               REP_TOO_BIG)
+        r = ss.call([op(OP_PUTROOTFH), op_lookup("x" * 400)])
+        seq = r.next()[1] if r.n else None
+        check("lim_request_over_maxrequestsize_req_too_big",
+              r.status == REQ_TOO_BIG and seq == REQ_TOO_BIG,
+              f"{sname(r.status)} SEQUENCE {seq}")
+        r = ss.call([op(OP_PUTROOTFH), op_getattr(1)])
+        expect("lim_small_fore_usable_after", r.status, 0)
+    ss = Session(s, 1, name + "-cached",
+                 fore=(0, 1 << 20, 1 << 20, 200, 64, 4))
+    if check("lim_cached_session", ss.error is None, f"{ss.error}"):
+        many = [op(OP_PUTROOTFH)] + [op_getattr(0, 1, 4)] * 12
+        r = ss.call(many, cache=True)
+        expect("lim_cachethis_over_cached_size_too_big_to_cache",
+               r.status, REP_TOO_BIG_TO_CACHE)
+        r = ss.call(many, cache=False)
+        expect("lim_not_cached_same_reply_ok", r.status, 0)
+    for what, fore, back, want in (
+            ("fore_request_87", (0, 87, 4096, 0, 8, 1), None, TOOSMALL),
+            ("fore_response_79", (0, 4096, 79, 0, 8, 1), None, TOOSMALL),
+            ("fore_minimal_88_80", (0, 88, 80, 0, 8, 1), None, 0),
+            ("back_request_200", None, (0, 200, 4096, 0, 2, 1), TOOSMALL),
+            ("back_response_83", None, (0, 4096, 83, 0, 2, 1), TOOSMALL),
+            ("back_4096", None, (0, 4096, 4096, 0, 2, 1), 0)):
+        ss = Session(s, 1, f"{name}-{what}", reclaim_complete=False,
+                     fore=fore or Session.ATTRS, back=back or Session.ATTRS)
+        expect(f"lim_create_session_{what}", ss.cs_status, want)
+    for flags, want in ((0x8, INVAL), (0x80000000, INVAL), (0x1, 0),
+                        (0x4, 0)):
+        ss = Session(s, 1, f"{name}-flags-{flags:x}", reclaim_complete=False,
+                     flags=flags)
+        expect(f"lim_create_session_flags_{flags:#x}", ss.cs_status, want)
+    s.close()
+
+
+def t_drc40(port, export):
+    """RFC 7530 §3.1.1 / §16.2: a 4.0 COMPOUND that changes state, resent
+    with the same xid, gets its first reply (the duplicate request cache);
+    one with other arguments under that xid runs; one that only reads runs
+    again."""
+    s = connect(port)
+    xid = random.getrandbits(31) | 1 << 30
+    comps = [c for c in export.split("/") if c]
+    walk = [op(OP_PUTROOTFH)] + [op_lookup(c) for c in comps]
+    mk = op(6, u32(2) + opaque(b"drc-dir") + bitmap() + opaque(b""))
+    a = compound(s, 0, walk + [mk], xid=xid)
+    b = compound(s, 0, walk + [mk], xid=xid)
+    expect("drc40_create", a.status, 0)
+    check("drc40_create_resent_same_reply", b.status == 0 and
+          b.body == a.body, f"{sname(b.status)}")
+    c = compound(s, 0, walk + [mk])
+    expect("drc40_create_new_xid_exist", c.status, 17)
+    mk2 = op(6, u32(2) + opaque(b"drc-dir2") + bitmap() + opaque(b""))
+    d = compound(s, 0, walk + [mk2], xid=xid)
+    check("drc40_same_xid_other_args_runs", d.status == 0 and
+          os.path.isdir(os.path.join(export, "drc-dir2")), sname(d.status))
+    ren = op(29, opaque(b"drc-dir2") + opaque(b"drc-dir3"))
+    ops = walk + [op(OP_SAVEFH), ren]
+    a = compound(s, 0, ops, xid=xid + 1)
+    b = compound(s, 0, ops, xid=xid + 1)
+    check("drc40_rename_resent_same_reply", a.status == 0 and
+          b.status == 0 and a.body == b.body,
+          f"{sname(a.status)} {sname(b.status)}")
+    rm = op(OP_REMOVE, opaque(b"drc-dir"))
+    a = compound(s, 0, walk + [rm], xid=xid + 2)
+    b = compound(s, 0, walk + [rm], xid=xid + 2)
+    check("drc40_remove_resent_same_reply", a.status == 0 and
+          b.status == 0 and a.body == b.body,
+          f"{sname(a.status)} {sname(b.status)}")
+    c = compound(s, 0, walk + [rm])
+    expect("drc40_remove_new_xid_noent", c.status, 2)
+    rd = op(OP_READDIR, u64(0) + b"\0" * 8 + u32(8192) + u32(32768) +
+            bitmap(0))
+    a = compound(s, 0, walk + [rd], xid=xid + 3)
+    with open(os.path.join(export, "drc-new-file"), "w"):
+        pass
+    b = compound(s, 0, walk + [rd], xid=xid + 3)
+    check("drc40_readdir_not_cached", a.status == 0 and b.status == 0 and
+          b"drc-new-file" in b.body and b"drc-new-file" not in a.body,
+          f"{sname(a.status)} {sname(b.status)}")
+    # 4.1 is left to its slots: the same xid runs again
+    ss = Session(s, 1, f"nfs4raw-drc41-{os.getpid()}")
+    if check("drc41_session", ss.error is None, f"{ss.error}"):
+        mk4 = op(6, u32(2) + opaque(b"drc-dir41") + bitmap() + opaque(b""))
+        seq = ss.seq.get(0, 0) + 1
+        sq = op_sequence(ss.sid, seq, 0, 0, True)
+        a = compound(s, 1, [sq] + walk + [mk4], xid=xid + 4)
+        sq2 = op_sequence(ss.sid, seq + 1, 0, 0, True)
+        b = compound(s, 1, [sq2] + walk + [mk4], xid=xid + 4)
+        check("drc41_same_xid_new_seq_runs", a.status == 0 and
+              b.status == 17, f"{sname(a.status)} {sname(b.status)}")
+    s.close()
+
+
+def setclientid40(s, name, confirm=True):
+    """SETCLIENTID (+ SETCLIENTID_CONFIRM) with no callback; returns
+    (status, clientid)."""
+    args = (u64(random.getrandbits(64)) + opaque(name.encode()) + u32(0)
+            + opaque(b"") + opaque(b"") + u32(0))
+    r = compound(s, 0, [op(35, args)])
+    if r.status != 0:
+        return r.status, None
+    r.next()
+    clid, verf = r.dec.u64(), r.dec.fixed(8)
+    if confirm:
+        r = compound(s, 0, [op(36, u64(clid) + verf)])
+        if r.status != 0:
+            return r.status, clid
+    return 0, clid
+
+
+def t_clients(port):
+    """Client records are bounded by memory, not by a count (RFC 7530
+    §9.1.1 leaves it to the server): 1500 confirmed 4.0 clients with the
+    default budget."""
+    s = connect(port)
+    bad = None
+    for i in range(1500):
+        st, _ = setclientid40(s, f"nfs4raw-many-{os.getpid()}-{i}")
+        if st != 0:
+            bad = (i, sname(st))
+            break
+    check("clients_1500_confirmed", bad is None, f"client {bad}")
+    s.close()
+
+
+def t_client_memory(nasd, tmp):
+    """A small --nfs4-client-memory: unconfirmed records give way to new
+    clients, confirmed live ones fill it (then RESOURCE), and once their
+    lease lapses new clients get in and the old ones' RENEW is EXPIRED."""
+    port = free_port(int(os.environ.get("NFS4RAW_PORT", "17000")) + 600)
+    export = os.path.join(tmp, "export-mem")
+    state = os.path.join(tmp, "state-mem")
+    os.mkdir(export)
+    os.mkdir(state)
+    logpath = os.path.join(tmp, "nasd-mem.log")
+    log = open(logpath, "w")
+    proc = start_nasd(nasd, port, export, state, log,
+                      ["--nfs4-client-memory", "256K", "--lease-time", "10"])
+    try:
+        if not check("mem_nasd_started", null_ok(port),
+                     f"exit {proc.poll()}"):
+            return
+        s = connect(port)
+        pid = os.getpid()
+        bad = None
+        for i in range(2000):
+            st, _ = setclientid40(s, f"mem-unconf-{pid}-{i}", confirm=False)
+            if st != 0:
+                bad = (i, sname(st))
+                break
+        check("mem_unconfirmed_flood_gives_way", bad is None, f"{bad}")
+        live, st = [], 0
+        for i in range(2000):
+            st, clid = setclientid40(s, f"mem-conf-{pid}-{i}")
+            if st != 0:
+                break
+            live.append(clid)
+        check("mem_confirmed_fill_then_resource",
+              st == RESOURCE and 20 < len(live) < 2000,
+              f"{len(live)} clients, then {sname(st)}")
+        if not live:
+            return
+        r = compound(s, 0, [op(30, u64(live[0]))])
+        expect("mem_renew_live_ok", r.status, 0)
+        time.sleep(12)                 # the lease (10 s) lapses
+        r = compound(s, 0, [op(30, u64(live[0]))])
+        expect("mem_renew_lapsed_expired", r.status, 10011)
+        st, _ = setclientid40(s, f"mem-after-{pid}")
+        expect("mem_new_client_after_lapse", st, 0)
+        s.close()
+    finally:
+        stop_nasd(proc)
+        log.close()
+        log_verdict(logpath)
 
 
 def t_still_serving(port):
@@ -944,6 +1185,9 @@ def main():
         for t in (lambda: t_framing(port), lambda: t_sessions(port),
                   lambda: t_v42(port, export),
                   lambda: t_conformance(port, export),
+                  lambda: t_session_limits(port),
+                  lambda: t_drc40(port, export),
+                  lambda: t_clients(port),
                   lambda: t_still_serving(port)):
             try:
                 t()
@@ -956,6 +1200,10 @@ def main():
         stop_nasd(proc)
         log.close()
         log_verdict(logpath)
+        try:
+            t_client_memory(nasd, tmp)
+        except Exception as e:
+            check("exception", False, f"{type(e).__name__}: {e}")
     finally:
         if proc.poll() is None:
             proc.kill()
