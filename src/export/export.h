@@ -57,6 +57,9 @@ struct export_wide {
 	bool smb_guest;
 	/* NFSv4: no delegations are granted (deleg=no; default yes). */
 	bool no_deleg;
+	/* NFSv4.2: no extended attributes (RFC 8276) are served (xattr=no;
+	 * default yes). */
+	bool no_xattr;
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

@@ -209,6 +209,17 @@ static int wide_parse_deleg(struct export_wide *w, const char *val,
 	return ret;
 }
 
+/* xattr=yes|no: may NFSv4.2 clients use its files' user. xattrs? */
+static int wide_parse_xattr(struct export_wide *w, const char *val,
+			    const struct export_ctx *c)
+{
+	bool on = true;
+	int ret = parse_yes_no("xattr", val, &on, c);
+
+	w->no_xattr = !on;
+	return ret;
+}
+
 /*
  * Export-wide options, one row each: .parse sets
  * the option's field of struct export_wide from the value as written;
@@ -262,6 +273,11 @@ static const struct wide_opt wide_opts[] = {
 		.name = "deleg",
 		.parse = wide_parse_deleg,
 		WIDE_FIELD(no_deleg),
+	},
+	{
+		.name = "xattr",
+		.parse = wide_parse_xattr,
+		WIDE_FIELD(no_xattr),
 	},
 };
 

@@ -155,6 +155,8 @@ int nfs4_attr_fill(struct nfs4_compound *c, const struct nfs4_fh *fh,
 	if (nfs4_bitmap_isset(req, FATTR4_MOUNTED_ON_FILEID))
 		src->mounted_on_fileid =
 			export_mounted_on(c, fh, src->va.fileid);
+	if (nfs4_bitmap_isset(req, FATTR4_XATTR_SUPPORT))
+		src->xattr_support = nfs4_xattr_ok(fh, true) == NFS4_OK;
 	if (bitmap_meets(req, attr_flagged(NFS4_ATTR_STATFS))) {
 		err = vfs_statfs(fh->obj, &src->sf);
 		if (err)
@@ -502,6 +504,12 @@ static bool attr_enc_change_attr_type(struct xdr_buf *x,
 				      const struct nfs4_attr_src *s)
 {
 	return xdr_enc_u32(x, NFS4_CHANGE_TYPE_IS_TIME_METADATA);
+}
+
+static bool attr_enc_xattr_support(struct xdr_buf *x,
+				   const struct nfs4_attr_src *s)
+{
+	return xdr_enc_bool(x, s->xattr_support);
 }
 
 /* ---- settable values: decoded into a vfs_sattr ---- */
@@ -861,6 +869,11 @@ static const struct nfs4_attr attr_table[] = {
 		.name = "change_attr_type",
 		.minor_min = 2,
 		.encode = attr_enc_change_attr_type,
+	},
+	[FATTR4_XATTR_SUPPORT] = {
+		.name = "xattr_support",
+		.minor_min = 2,
+		.encode = attr_enc_xattr_support,
 	},
 };
 

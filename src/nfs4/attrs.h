@@ -78,6 +78,7 @@ enum {
 	FATTR4_SUPPATTR_EXCLCREAT = 75,
 	FATTR4_CLONE_BLKSIZE = 77,
 	FATTR4_CHANGE_ATTR_TYPE = 79,
+	FATTR4_XATTR_SUPPORT = 82,      /* RFC 8276 §8.2 */
 };
 
 /* fh_expire_type4 and change_attr_type4 values used. */
@@ -118,6 +119,7 @@ struct nfs4_attr_src {
 	uint64_t fsid_major;
 	uint64_t fsid_minor;
 	uint64_t mounted_on_fileid;
+	bool xattr_support;          /* asked for: nfs4_xattr_ok() */
 	uint32_t rdattr_error;       /* NFS4_OK unless an entry failed */
 };
 

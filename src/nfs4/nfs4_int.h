@@ -105,10 +105,18 @@ int nfs4_name_check(const struct nfs4_opaque *name);
 bool nfs4_status_allowed(uint32_t op, uint32_t status);
 
 /*
- * nfs4_dir_change() - the change attribute of directory @dir for
- * change_info4 (0 when it cannot be read).
+ * nfs4_dir_change() - the change attribute of @dir for change_info4 (a
+ * directory; SETXATTR's file), 0 when it cannot be read.
  */
 uint64_t nfs4_dir_change(struct vfs_obj *dir);
+
+/*
+ * nfs4_xattr_ok() - NFS4_OK when @fh's object may have its extended
+ * attributes served (RFC 8276): an export's object, the export not
+ * xattr=no, and with @probe its filesystem keeping user. attributes (a
+ * syscall: for xattr_support); NOTSUPP otherwise (ops42_xattr.c).
+ */
+uint32_t nfs4_xattr_ok(const struct nfs4_fh *fh, bool probe);
 
 /*
  * nfs4_cur_dir() - the current filehandle's object when it is a directory

@@ -212,6 +212,8 @@ enum nfsstat4 {
 	NFS4ERR_WRONG_LFS = 10092,
 	NFS4ERR_BADLABEL = 10093,
 	NFS4ERR_OFFLOAD_NO_REQS = 10094,
+	NFS4ERR_NOXATTR = 10095,        /* RFC 8276 */
+	NFS4ERR_XATTR2BIG = 10096,
 };
 
 typedef uint64_t clientid4; /* spec spelling of a scalar, not a struct */

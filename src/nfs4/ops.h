@@ -23,6 +23,10 @@
 #define ACCESS4_EXTEND 0x08
 #define ACCESS4_DELETE 0x10
 #define ACCESS4_EXECUTE 0x20
+/* RFC 8276 §8.4.1 */
+#define ACCESS4_XAREAD 0x40
+#define ACCESS4_XAWRITE 0x80
+#define ACCESS4_XALIST 0x100
 
 struct ACCESS4args {
 	uint32_t access;

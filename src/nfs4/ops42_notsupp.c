@@ -5,11 +5,6 @@
  * pNFS, which nasd does not serve yet). Their arguments are decoded in
  * full, so malformed ones are still BADXDR, then COMPOUND's prechecks
  * run, and then nfs4_op_notsupp() answers NOTSUPP.
- *
- * The extended-attribute operations of RFC 8276 (GETXATTR, SETXATTR,
- * LISTXATTRS, REMOVEXATTR, §8.4) are not built yet either: known
- * operations of minor version 2, answered NOTSUPP before any check (as
- * an optional feature a server lacks, RFC 8178 §4.4), not OP_ILLEGAL.
  */
 #include "nfs4/compound.h"
 #include "nfs4/nfs4_xdr.h"
@@ -147,17 +142,3 @@ const struct nfs4_op nfs4_op_desc_layoutstats = {
 	.decode = nfs4_dec_LAYOUTSTATS4args,
 	.handle = nfs4_op_notsupp,
 };
-
-#define XATTR_NOTSUPP(lname, NAME)                                              \
-	const struct nfs4_op nfs4_op_desc_##lname = {                          \
-		.name = (NAME),                                                \
-		.minor_min = 2,                                                \
-		.minor_max = 255,                                              \
-		.flags = 0,                                                    \
-		.handle = NULL,                                                \
-	}
-
-XATTR_NOTSUPP(getxattr, "GETXATTR");
-XATTR_NOTSUPP(setxattr, "SETXATTR");
-XATTR_NOTSUPP(listxattrs, "LISTXATTRS");
-XATTR_NOTSUPP(removexattr, "REMOVEXATTR");

@@ -122,19 +122,29 @@ static uint32_t nfs4_op_nverify(struct nfs4_compound *c, void *args,
 	(ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY | ACCESS4_EXTEND |   \
 	 ACCESS4_DELETE | ACCESS4_EXECUTE)
 
+#define ACCESS4_XA (ACCESS4_XAREAD | ACCESS4_XAWRITE | ACCESS4_XALIST)
+
 /*
  * nfs4_op_access() - RFC 8881 §18.1: the kernel decides (per-thread
- * credentials); pseudo directories may be read and searched only. Bits
- * nasd does not know (e.g. RFC 8276's xattr bits) are left unsupported.
+ * credentials); pseudo directories may be read and searched only. RFC
+ * 8276's xattr bits are supported at minor version 2 on exports that
+ * serve xattrs (nfs4_xattr_ok; whether the filesystem keeps them is
+ * xattr_support's to say, not worth a syscall per ACCESS): reading or
+ * listing them needs read permission,
+ * changing them write permission, as the kernel checks for user. ones.
  */
 static uint32_t nfs4_op_access(struct nfs4_compound *c, void *args,
 			       void *res)
 {
 	const struct ACCESS4args *a = args;
 	struct ACCESS4resok *r = res;
-	uint32_t want = a->access & ACCESS4_ALL, granted = 0;
+	uint32_t want = a->access & ACCESS4_ALL, granted = 0, xa = 0;
 	bool dir = c->cur.pseudo || vfs_obj_type(c->cur.obj) == VFS_DIR;
 	int err;
+
+	if ((a->access & ACCESS4_XA) && c->minorversion >= 2 &&
+	    nfs4_xattr_ok(&c->cur, false) == NFS4_OK)
+		xa = a->access & ACCESS4_XA;
 
 	/* only the bits that mean something for the object (RFC 8881
 	 * §18.1.3): LOOKUP and DELETE for a directory, EXECUTE for what is
@@ -147,10 +157,20 @@ static uint32_t nfs4_op_access(struct nfs4_compound *c, void *args,
 		return NFS4_OK;
 	}
 	/* ACCESS4 bits are the vfs (NFSv3) ones */
-	err = vfs_access(c->cur.obj, want, nfs4_fh_ro(&c->cur), &granted);
+	err = vfs_access(c->cur.obj,
+			 want | (xa & (ACCESS4_XAREAD | ACCESS4_XALIST)
+					 ? ACCESS4_READ
+					 : 0) |
+				 (xa & ACCESS4_XAWRITE ? ACCESS4_MODIFY : 0),
+			 nfs4_fh_ro(&c->cur), &granted);
 	if (err)
 		return nfs4_status(OP_ACCESS, err);
 	r->access = granted & want;
+	if (granted & ACCESS4_READ)
+		r->access |= xa & (ACCESS4_XAREAD | ACCESS4_XALIST);
+	if (granted & ACCESS4_MODIFY)
+		r->access |= xa & ACCESS4_XAWRITE;
+	r->supported |= xa;
 	return NFS4_OK;
 }
 

@@ -431,10 +431,28 @@ static const uint32_t allowed_clone[] = {
 	NFS4ERR_NOTSUPP, NFS4ERR_OLD_STATEID, NFS4ERR_OPENMODE, NFS4ERR_ROFS,
 	NFS4ERR_SYMLINK, NFS4ERR_WRONG_TYPE, NFS4ERR_XDEV, NFS4_OK,
 };
-/* RFC 8276 §8.4: only what a server without them answers, for now */
-static const uint32_t allowed_xattr[] = {
+/* RFC 8276 §8.4.2-§8.4.5 (and PERM, the kernel's answer for a type that
+ * keeps no user. attributes) */
+static const uint32_t allowed_getxattr[] = {
 	COMMON ON_FH NFS4ERR_ACCESS, NFS4ERR_INVAL, NFS4ERR_IO,
-	NFS4ERR_NOTSUPP, NFS4ERR_WRONG_TYPE, NFS4_OK,
+	NFS4ERR_NOTSUPP, NFS4ERR_WRONG_TYPE, NFS4ERR_NOXATTR,
+	NFS4ERR_XATTR2BIG, NFS4ERR_NAMETOOLONG, NFS4ERR_PERM, NFS4_OK,
+};
+static const uint32_t allowed_setxattr[] = {
+	COMMON ON_FH NFS4ERR_ACCESS, NFS4ERR_INVAL, NFS4ERR_IO,
+	NFS4ERR_NOTSUPP, NFS4ERR_WRONG_TYPE, NFS4ERR_NOXATTR,
+	NFS4ERR_XATTR2BIG, NFS4ERR_NAMETOOLONG, NFS4ERR_PERM, NFS4ERR_EXIST,
+	NFS4ERR_NOSPC, NFS4ERR_DQUOT, NFS4ERR_ROFS, NFS4_OK,
+};
+static const uint32_t allowed_listxattrs[] = {
+	COMMON ON_FH NFS4ERR_ACCESS, NFS4ERR_INVAL, NFS4ERR_IO,
+	NFS4ERR_NOTSUPP, NFS4ERR_WRONG_TYPE, NFS4ERR_BAD_COOKIE,
+	NFS4ERR_TOOSMALL, NFS4ERR_PERM, NFS4_OK,
+};
+static const uint32_t allowed_removexattr[] = {
+	COMMON ON_FH NFS4ERR_ACCESS, NFS4ERR_INVAL, NFS4ERR_IO,
+	NFS4ERR_NOTSUPP, NFS4ERR_WRONG_TYPE, NFS4ERR_NOXATTR,
+	NFS4ERR_NAMETOOLONG, NFS4ERR_PERM, NFS4ERR_ROFS, NFS4_OK,
 };
 
 static const uint32_t *const allowed[NFS4_OP_MAX + 1] = {
@@ -507,10 +525,10 @@ static const uint32_t *const allowed[NFS4_OP_MAX + 1] = {
 	[OP_SEEK] = allowed_seek,
 	[OP_WRITE_SAME] = allowed_write_same,
 	[OP_CLONE] = allowed_clone,
-	[OP_GETXATTR] = allowed_xattr,
-	[OP_SETXATTR] = allowed_xattr,
-	[OP_LISTXATTRS] = allowed_xattr,
-	[OP_REMOVEXATTR] = allowed_xattr,
+	[OP_GETXATTR] = allowed_getxattr,
+	[OP_SETXATTR] = allowed_setxattr,
+	[OP_LISTXATTRS] = allowed_listxattrs,
+	[OP_REMOVEXATTR] = allowed_removexattr,
 };
 
 /* Default status of each internal error (errno and core/err.h values). */
@@ -549,6 +567,8 @@ static const uint32_t errno_status[] = {
 	[ENOSYS] = NFS4ERR_NOTSUPP,
 	[EOPNOTSUPP] = NFS4ERR_NOTSUPP,
 	[ERANGE] = NFS4ERR_INVAL,
+	[ENODATA] = NFS4ERR_NOXATTR,
+	[E2BIG] = NFS4ERR_XATTR2BIG,
 	[EFAULT] = NFS4ERR_SERVERFAULT,
 	[EBADF] = NFS4ERR_SERVERFAULT,
 	[EBADHANDLE] = NFS4ERR_BADHANDLE,
@@ -599,6 +619,8 @@ static const struct status_fallback fallbacks[] = {
 	{NFS4ERR_DEADLOCK, {NFS4ERR_DENIED, NFS4ERR_DELAY, 0}},
 	{NFS4ERR_ROFS, {NFS4ERR_ACCESS, NFS4ERR_PERM, 0}},
 	{NFS4ERR_NOTSUPP, {NFS4ERR_INVAL, 0}},
+	{NFS4ERR_NOXATTR, {NFS4ERR_NOENT, NFS4ERR_INVAL, 0}},
+	{NFS4ERR_XATTR2BIG, {NFS4ERR_INVAL, 0}},
 };
 
 /** nfs4_status_allowed() - RFC 8881 §15.2 lists @status for @op. */

@@ -417,7 +417,9 @@ uint64_t vfs_write_verifier(void);
  * ("user.NAME"), as the caller's fs credentials allow (read permission to
  * get or list, write to set or remove). -ENODATA: no such attribute;
  * -ERANGE: @size too small (or a name longer than VFS_XATTR_NAME_MAX);
- * -ENOTSUP / -EPERM where the filesystem or file type has none.
+ * -ENOTSUP where the filesystem has none. Only regular files and
+ * directories have them: on other types get is -ENODATA, list empty, set
+ * and remove -EPERM (as the kernel answers for user.).
  */
 #define VFS_XATTR_NAME_MAX  255   /* XATTR_NAME_MAX */
 #define VFS_XATTR_VALUE_MAX 65536 /* XATTR_SIZE_MAX */
@@ -441,6 +443,9 @@ int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size);
 /* vfs_xattr_remove() - remove @name. 0 or -errno. */
 int vfs_xattr_remove(struct vfs_obj *o, const char *name);
+/* vfs_xattr_probe() - 0 when @o's filesystem keeps user. attributes (or
+ * @o's type has none to keep), -ENOTSUP when it does not. */
+int vfs_xattr_probe(struct vfs_obj *o);
 
 /*
  * Windows attributes kept with a file (dosattr.c): the FILE_ATTRIBUTE_*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Extended attributes of an object (SMB EAs and, later, NFSv4.2's
- * xattrs, RFC 8276), reached through the O_PATH fd's /proc path since
+ * Extended attributes of an object (SMB EAs and NFSv4.2's xattrs, RFC
+ * 8276), reached through the O_PATH fd's /proc path since
  * f*xattr(2) refuse O_PATH fds. The caller's fs credentials apply: the
  * kernel checks read (get, list) or write (set, remove) permission for
  * the user. namespace, and refuses user. attributes on anything but
@@ -21,6 +21,32 @@ static int name_check(const char *name)
 	return n && n <= VFS_XATTR_NAME_MAX ? 0 : -ERANGE;
 }
 
+/*
+ * Only regular files and directories keep user. attributes, as the
+ * kernel has it: reads of any other type find none, writes are EPERM.
+ * Checked here, not left to the kernel, because the /proc path of a
+ * symlink's O_PATH fd would be followed to the link's target, which
+ * may lie outside the export.
+ */
+static bool type_ok(const struct vfs_obj *o)
+{
+	return o->type == VFS_REG || o->type == VFS_DIR;
+}
+
+/** vfs_xattr_probe() - see vfs.h. */
+int vfs_xattr_probe(struct vfs_obj *o)
+{
+	char path[64];
+
+	if (!type_ok(o))
+		return 0;
+	vfs_proc_path(path, sizeof(path), o->fd);
+	if (getxattr(path, "user.nasd.probe", NULL, 0) >= 0 ||
+	    errno == ENODATA || errno == ERANGE)
+		return 0;
+	return errno == ENOTSUP ? -ENOTSUP : 0;
+}
+
 ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
 		      size_t size)
 {
@@ -31,6 +57,8 @@ ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
 	err = name_check(name);
 	if (err)
 		return err;
+	if (!type_ok(o))
+		return -ENODATA;
 	vfs_proc_path(path, sizeof(path), o->fd);
 	n = getxattr(path, name, buf, size);
 	return n < 0 ? -errno : n;
@@ -54,6 +82,8 @@ int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 		return -EINVAL;
 	if (len > VFS_XATTR_VALUE_MAX)
 		return -E2BIG;
+	if (!type_ok(o))
+		return -EPERM;
 	vfs_proc_path(path, sizeof(path), o->fd);
 	if (setxattr(path, name, val, len, flags[how]) < 0)
 		return -errno;
@@ -65,6 +95,8 @@ ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size)
 	char path[64];
 	ssize_t n;
 
+	if (!type_ok(o))
+		return 0;
 	vfs_proc_path(path, sizeof(path), o->fd);
 	n = listxattr(path, buf, size);
 	return n < 0 ? -errno : n;
@@ -78,6 +110,8 @@ int vfs_xattr_remove(struct vfs_obj *o, const char *name)
 	err = name_check(name);
 	if (err)
 		return err;
+	if (!type_ok(o))
+		return -EPERM;
 	vfs_proc_path(path, sizeof(path), o->fd);
 	if (removexattr(path, name) < 0)
 		return -errno;

@@ -8,6 +8,12 @@
  *   reflink SRC DST       clone, else copy: cp --reflink=auto
  *   punch FILE OFF LEN    fallocate PUNCH_HOLE|KEEP_SIZE (SET_ZERO_DATA)
  *   seek FILE OFF data|hole  lseek SEEK_DATA/SEEK_HOLE (ALLOCATED_RANGES)
+ * and, over NFSv4.2, RFC 8276's operations (busybox has no getfattr):
+ *   xset FILE NAME SIZE [create|replace]  setxattr, SIZE bytes of a
+ *                                         pattern of NAME (SETXATTR)
+ *   xget FILE NAME SIZE   getxattr, and the value must be that pattern
+ *   xlist FILE            listxattr, one name a line (LISTXATTRS)
+ *   xrm FILE NAME         removexattr (REMOVEXATTR)
  * Prints what happened; exits 0 on success, 1 with "... (errno N)".
  */
 #define _GNU_SOURCE
@@ -19,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static int fail(const char *what)
@@ -59,6 +66,67 @@ static int do_copy(int in, int out)
 	return done == st.st_size ? 0 : 1;
 }
 
+/* The value of @name, @n bytes: the same on both ends of a check. */
+static char *pattern(const char *name, size_t n)
+{
+	char *v = malloc(n ? n : 1);
+	size_t i, h = strlen(name);
+
+	for (i = 0; v && i < n; i++)
+		v[i] = (char)((i * 31 + h * 7 + (unsigned char)name[i % h]) &
+			      0xff);
+	return v;
+}
+
+static int do_xattr(int argc, char **argv)
+{
+	size_t n = argc >= 5 ? (size_t)atoll(argv[4]) : 0;
+	char *v, *got, list[65536];
+	ssize_t r;
+	int flags = 0;
+
+	if (!strcmp(argv[1], "xset") && (argc == 5 || argc == 6)) {
+		if (argc == 6)
+			flags = !strcmp(argv[5], "create") ? XATTR_CREATE
+							   : XATTR_REPLACE;
+		v = pattern(argv[3], n);
+		if (!v || setxattr(argv[2], argv[3], v, n, flags) < 0)
+			return fail("setxattr");
+		printf("set %zu\n", n);
+		return 0;
+	}
+	if (!strcmp(argv[1], "xget") && argc == 5) {
+		v = pattern(argv[3], n);
+		got = malloc(n + 1);
+		if (!v || !got)
+			return fail("malloc");
+		r = getxattr(argv[2], argv[3], got, n + 1);
+		if (r < 0)
+			return fail("getxattr");
+		if ((size_t)r != n || memcmp(v, got, n)) {
+			printf("getxattr: %zd bytes, not the %zu set\n", r, n);
+			return 1;
+		}
+		printf("got %zd\n", r);
+		return 0;
+	}
+	if (!strcmp(argv[1], "xlist") && argc == 3) {
+		r = listxattr(argv[2], list, sizeof(list));
+		if (r < 0)
+			return fail("listxattr");
+		for (ssize_t i = 0; i < r; i += (ssize_t)strlen(list + i) + 1)
+			printf("%s\n", list + i);
+		return 0;
+	}
+	if (!strcmp(argv[1], "xrm") && argc == 4) {
+		if (removexattr(argv[2], argv[3]) < 0)
+			return fail("removexattr");
+		printf("removed\n");
+		return 0;
+	}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	int in, out, fd;
@@ -66,6 +134,12 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		goto usage;
+	if (argv[1][0] == 'x') {
+		int rc = do_xattr(argc, argv);
+
+		if (rc != 2)
+			return rc;
+	}
 	if (!strcmp(argv[1], "copy") && argc == 4) {
 		if (open2(argv[2], argv[3], &in, &out))
 			return 1;
@@ -107,6 +181,8 @@ int main(int argc, char **argv)
 	}
 usage:
 	fprintf(stderr, "usage: kc_fileops copy|clone|reflink SRC DST | "
-			"punch FILE OFF LEN | seek FILE OFF data|hole\n");
+			"punch FILE OFF LEN | seek FILE OFF data|hole | "
+			"xset FILE NAME SIZE [create|replace] | "
+			"xget FILE NAME SIZE | xlist FILE | xrm FILE NAME\n");
 	return 2;
 }

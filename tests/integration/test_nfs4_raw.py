@@ -942,20 +942,184 @@ def t_conformance(port, export):
     mode = os.stat(npath).st_mode & 0o777 if os.path.exists(npath) else None
     check("conf_open_unchecked_new_gets_attrs", st == 0 and mode == 0o600,
           f"{sname(st)} mode {mode}")
-    # RFC 8276's operations: known at minor 2 (NOTSUPP until built), not
-    # at minor 1 (OP_ILLEGAL)
-    r = ss.call([op_putfh(ffh), op(72, opaque(b"user.x"))])
+    # RFC 8276's operations are not in minor version 1 (OP_ILLEGAL)
+    r = ss.call([op_putfh(ffh), op(72, opaque(b"x"))])
     expect("conf_getxattr_minor1_illegal", last_result(ss, r)[1],
            OP_ILLEGAL_ERR)
     s.close()
+
+
+XATTR_SUPPORT = 82
+NOXATTR, XATTR2BIG, BAD_COOKIE, EXIST, PERM, ROFS = \
+    10095, 10096, 10003, 17, 1, 30
+ERR.update({NOXATTR: "NOXATTR", XATTR2BIG: "XATTR2BIG",
+            BAD_COOKIE: "BAD_COOKIE", EXIST: "EXIST", PERM: "PERM"})
+
+
+def t_xattr(port, xexport, noxexport):
+    """RFC 8276 at minor version 2: GETXATTR/SETXATTR/LISTXATTRS/
+    REMOVEXATTR of user. attributes (names without the prefix, as Linux
+    sends them), their errors and sizes (a 64 KiB value, 250-byte names),
+    LISTXATTRS paging by cookie and maxcount, xattr_support, ACCESS's XA
+    bits, change_info, a symlink never followed, and xattr=no."""
     s = connect(port)
-    ss = Session(s, 2, f"nfs4raw-conf42-{os.getpid()}")
-    if check("conf_session_42", ss.error is None, f"{ss.error}"):
-        for num, name in ((72, "getxattr"), (73, "setxattr"),
-                          (74, "listxattrs"), (75, "removexattr")):
-            r = ss.call([op_putfh(ffh), op(num, opaque(b"user.x"))])
-            expect(f"conf_{name}_minor2_notsupp", last_result(ss, r)[1],
-                   NOTSUPP)
+    ss = Session(s, 2, f"nfs4raw-xattr-{os.getpid()}")
+    if not check("xattr_session", ss.error is None, f"{ss.error}"):
+        return
+    fpath = os.path.join(xexport, "xf")
+    dpath = os.path.join(xexport, "xd")
+    outside = os.path.join(os.path.dirname(xexport), "outside-file")
+    open(fpath, "w").close()
+    os.mkdir(dpath)
+    open(outside, "w").close()
+    os.setxattr(outside, "user.secret", b"outside-value")
+    os.symlink(outside, os.path.join(xexport, "xl"))
+    open(os.path.join(noxexport, "nf"), "w").close()
+    fhs = {}
+    for key, path in (("f", fpath), ("d", dpath),
+                      ("l", os.path.join(xexport, "xl")),
+                      ("n", os.path.join(noxexport, "nf"))):
+        st, fhs[key] = walk_fh(ss, path)
+        if not check(f"xattr_walk_{key}", st == 0, sname(st)):
+            return
+
+    def res(r):
+        return last_result(ss, r)
+
+    def getx(fh, name):
+        r = ss.call([op_putfh(fh), op(72, opaque(name))], cache=False)
+        o, st = res(r)
+        return st, (r.dec.opaque() if st == 0 else None)
+
+    def setx(fh, name, val, opt=0):
+        r = ss.call([op_putfh(fh), op(73, u32(opt) + opaque(name) +
+                                      opaque(val))])
+        o, st = res(r)
+        ci = None
+        if st == 0:
+            ci = (r.dec.u32(), r.dec.u64(), r.dec.u64())
+        return st, ci
+
+    def rmx(fh, name):
+        return res(ss.call([op_putfh(fh), op(75, opaque(name))]))[1]
+
+    def listx(fh, cookie, maxcount):
+        r = ss.call([op_putfh(fh), op(74, u64(cookie) + u32(maxcount))],
+                    cache=False)
+        o, st = res(r)
+        if st != 0:
+            return st, None, None, None
+        ck = r.dec.u64()
+        names = [r.dec.opaque() for _ in range(r.dec.u32())]
+        return st, ck, names, r.dec.u32()
+
+    def xsupport(putfh):
+        r = ss.call([putfh, op_getattr(XATTR_SUPPORT)])
+        o, st = res(r)
+        if st != 0:
+            return sname(st)
+        r.dec.bitmap()
+        return Dec(r.dec.opaque()).u32()
+
+    expect("xattr_support_file", xsupport(op_putfh(fhs["f"])), 1)
+    expect("xattr_support_pseudo_root", xsupport(op(OP_PUTROOTFH)), 0)
+    expect("xattr_support_export_xattr_no", xsupport(op_putfh(fhs["n"])), 0)
+    for key, want in (("f", 0x1c0), ("n", 0)):
+        r = ss.call([op_putfh(fhs[key]), op(3, u32(0x1c1))])
+        o, st = res(r)
+        sup, acc = (r.dec.u32(), r.dec.u32()) if st == 0 else (None, None)
+        check(f"xattr_access_xa_bits_{key}", st == 0 and
+              sup & 0x1c0 == want and acc & 0x1c0 == want,
+              f"{sname(st)} supported {sup} access {acc}")
+
+    st, ci = setx(fhs["f"], b"a", b"hello")
+    check("xattr_set_either", st == 0 and ci[1] != ci[2] and
+          os.getxattr(fpath, "user.a") == b"hello", f"{sname(st)} {ci}")
+    check("xattr_get", getx(fhs["f"], b"a") == (0, b"hello"))
+    expect("xattr_set_create_existing_exist",
+           setx(fhs["f"], b"a", b"x", 1)[0], EXIST)
+    expect("xattr_set_replace_missing_noxattr",
+           setx(fhs["f"], b"nope", b"x", 2)[0], NOXATTR)
+    expect("xattr_set_replace", setx(fhs["f"], b"a", b"world", 2)[0], 0)
+    check("xattr_get_replaced", getx(fhs["f"], b"a") == (0, b"world"))
+    expect("xattr_set_bad_option_inval", setx(fhs["f"], b"a", b"x", 3)[0],
+           INVAL)
+    expect("xattr_get_missing_noxattr", getx(fhs["f"], b"nope")[0], NOXATTR)
+    expect("xattr_remove_missing_noxattr", rmx(fhs["f"], b"nope"), NOXATTR)
+    expect("xattr_empty_name_inval", getx(fhs["f"], b"")[0], INVAL)
+    expect("xattr_name_250_ok", setx(fhs["f"], b"k" * 250, b"v")[0], 0)
+    for n in (251, 4000):
+        expect(f"xattr_name_{n}_nametoolong",
+               setx(fhs["f"], b"k" * n, b"v")[0], NAMETOOLONG)
+        expect(f"xattr_get_name_{n}_nametoolong",
+               getx(fhs["f"], b"k" * n)[0], NAMETOOLONG)
+    big = bytes(random.getrandbits(8) for _ in range(65536))
+    expect("xattr_set_64k", setx(fhs["f"], b"big", big)[0], 0)
+    st, v = getx(fhs["f"], b"big")
+    check("xattr_get_64k", st == 0 and v == big,
+          f"{sname(st)} {len(v) if v else None} bytes")
+    expect("xattr_set_64k_plus_1_xattr2big",
+           setx(fhs["f"], b"big2", big + b"x")[0], XATTR2BIG)
+    expect("xattr_set_dir", setx(fhs["d"], b"d", b"dv")[0], 0)
+    check("xattr_get_dir", getx(fhs["d"], b"d") == (0, b"dv"))
+
+    # listing: only user. names, prefix off; paged by maxcount
+    names = {b"a", b"k" * 250, b"big"}
+    for i in range(20):
+        setx(fhs["f"], b"b%02d" % i, b"x")
+        names.add(b"b%02d" % i)
+    try:
+        os.setxattr(fpath, "trusted.nasd", b"t")
+    except OSError:
+        pass
+    st, ck, got, eof = listx(fhs["f"], 0, 8192)
+    check("xattr_list_all", st == 0 and eof == 1 and set(got) == names and
+          len(got) == len(names), f"{sname(st)} eof {eof} {got}")
+    # a name larger than the room left is not skipped: TOOSMALL
+    long_at = got.index(b"k" * 250) if got and b"k" * 250 in got else 0
+    expect("xattr_list_name_over_maxcount_toosmall",
+           listx(fhs["f"], long_at, 64)[0], TOOSMALL)
+    seen, cookie, pages = [], 0, 0
+    while pages < 100:
+        st, cookie, got, eof = listx(fhs["f"], cookie, 300)
+        if st != 0:
+            break
+        seen += got
+        pages += 1
+        if eof:
+            break
+    check("xattr_list_paged", st == 0 and sorted(seen) == sorted(names) and
+          pages >= 2, f"{sname(st)} {pages} pages {len(seen)} names")
+    expect("xattr_list_maxcount_tiny_toosmall", listx(fhs["f"], 0, 20)[0],
+           TOOSMALL)
+    expect("xattr_list_cookie_past_end_bad_cookie",
+           listx(fhs["f"], 1000, 8192)[0], BAD_COOKIE)
+    st, ck, got, eof = listx(fhs["d"], 0, 8192)
+    check("xattr_list_dir", st == 0 and got == [b"d"] and eof == 1,
+          f"{sname(st)} {got}")
+    expect("xattr_remove", rmx(fhs["f"], b"a"), 0)
+    expect("xattr_get_removed_noxattr", getx(fhs["f"], b"a")[0], NOXATTR)
+    check("xattr_removed_on_disk", "user.a" not in os.listxattr(fpath),
+          str(os.listxattr(fpath)))
+    # a symlink keeps none and is never followed out of the export
+    expect("xattr_symlink_get_not_followed",
+           getx(fhs["l"], b"secret")[0], NOXATTR)
+    expect("xattr_symlink_set_perm", setx(fhs["l"], b"x", b"y")[0], PERM)
+    st, ck, got, eof = listx(fhs["l"], 0, 8192)
+    check("xattr_symlink_list_empty", st == 0 and got == [] and eof == 1,
+          f"{sname(st)} {got}")
+    check("xattr_outside_untouched", os.listxattr(outside) ==
+          ["user.secret"], str(os.listxattr(outside)))
+    # xattr=no: NOTSUPP for all four
+    expect("xattr_export_off_get_notsupp", getx(fhs["n"], b"a")[0], NOTSUPP)
+    expect("xattr_export_off_set_notsupp",
+           setx(fhs["n"], b"a", b"x")[0], NOTSUPP)
+    expect("xattr_export_off_list_notsupp", listx(fhs["n"], 0, 4096)[0],
+           NOTSUPP)
+    expect("xattr_export_off_remove_notsupp", rmx(fhs["n"], b"a"), NOTSUPP)
+    expect("xattr_pseudo_notsupp",
+           res(ss.call([op(OP_PUTROOTFH), op(72, opaque(b"a"))]))[1],
+           NOTSUPP)
     s.close()
 
 
@@ -1174,7 +1338,17 @@ def main():
     port = free_port(int(os.environ.get("NFS4RAW_PORT", "17000")))
     logpath = os.path.join(tmp, "nasd.log")
     log = open(logpath, "w")
-    proc = start_nasd(nasd, port, export, state, log)
+    # xattrs on tmpfs, which takes 64 KiB values (ext4 one block), and
+    # an export with them off
+    xtmp = tempfile.mkdtemp(prefix="nasd-nfs4raw-x-", dir="/dev/shm")
+    xexport = os.path.join(xtmp, "xattr")
+    noxexport = os.path.join(tmp, "noxattr")
+    os.mkdir(xexport, 0o755)
+    os.mkdir(noxexport, 0o755)
+    proc = start_nasd(nasd, port, export, state, log,
+                      ["--export", f"{xexport}:rw,no_root_squash",
+                       "--export", f"{noxexport}:rw,no_root_squash,"
+                       "xattr=no"])
     try:
         if proc.poll() is not None:
             check("nasd_started", False, f"exited {proc.returncode}")
@@ -1188,6 +1362,7 @@ def main():
                   lambda: t_session_limits(port),
                   lambda: t_drc40(port, export),
                   lambda: t_clients(port),
+                  lambda: t_xattr(port, xexport, noxexport),
                   lambda: t_still_serving(port)):
             try:
                 t()
@@ -1210,6 +1385,7 @@ def main():
             proc.wait()
         if not os.environ.get("KEEP_TMP"):
             shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(xtmp, ignore_errors=True)
     print(f"# {passes} passed, {fails} failed")
     return 1 if fails else 0
 

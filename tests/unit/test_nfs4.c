@@ -216,16 +216,17 @@ static void test_sattr_decode(void **state)
  * attributes but acl (12), archive (14), fs_locations (24), hidden (25),
  * mimetype (32), quota_* (38-40), system (46), time_backup (49) and
  * time_create (50); 4.1 adds fs_layout_types (62) and
- * suppattr_exclcreat (75); 4.2 clone_blksize (77) and change_attr_type
- * (79). A minor version past 2 gets 4.2's set.
+ * suppattr_exclcreat (75); 4.2 clone_blksize (77), change_attr_type
+ * (79) and xattr_support (82, RFC 8276). A minor version past 2 gets
+ * 4.2's set.
  */
 static void test_attr_supported_per_minor(void **state)
 {
 	static const struct bitmap4 want[] = {
 		{.len = 2, .map = {0xfcffafff, 0x00f9be3e, 0}},
 		{.len = 3, .map = {0xfcffafff, 0x40f9be3e, 0x00000800}},
-		{.len = 3, .map = {0xfcffafff, 0x40f9be3e, 0x0000a800}},
-		{.len = 3, .map = {0xfcffafff, 0x40f9be3e, 0x0000a800}},
+		{.len = 3, .map = {0xfcffafff, 0x40f9be3e, 0x0004a800}},
+		{.len = 3, .map = {0xfcffafff, 0x40f9be3e, 0x0004a800}},
 	};
 	struct bitmap4 b;
 	uint32_t minor;
@@ -402,7 +403,7 @@ static void test_attr_values(void **state)
 	want_u32(&x, 3); /* supported_attrs */
 	want_u32(&x, 0xfcffafff);
 	want_u32(&x, 0x40f9be3e);
-	want_u32(&x, 0x0000a800);
+	want_u32(&x, 0x0004a800);
 	want_u32(&x, NF4REG);                  /* type */
 	want_u32(&x, FH4_PERSISTENT);          /* fh_expire_type */
 	want_u64(&x, 99);                      /* change */
@@ -458,6 +459,7 @@ static void test_attr_values(void **state)
 			     W1(FATTR4_OWNER_GROUP));
 	want_u32(&x, 8192);                    /* clone_blksize */
 	want_u32(&x, NFS4_CHANGE_TYPE_IS_TIME_METADATA); /* change_attr_type */
+	want_u32(&x, 0);                       /* xattr_support */
 	assert_int_equal(xdr_remaining(&x), 0);
 
 	/* what is left to defaults: maxname and clone_blksize */
@@ -498,6 +500,8 @@ static const char *const rfc_attr_names[] = {
 	"mode_set_masked", "suppattr_exclcreat", "fs_charset_cap",
 	/* 77: RFC 7862 (4.2) */
 	"clone_blksize", "space_freed", "change_attr_type", "sec_label",
+	/* 81: RFC 8275 (mode_umask), RFC 8276 */
+	"mode_umask", "xattr_support",
 };
 
 #define NATTR_RFC (sizeof(rfc_attr_names) / sizeof(rfc_attr_names[0]))
@@ -596,7 +600,7 @@ static void test_attr_table(void **state)
 		assert_false(nfs4_attr_any(&req, NFS4_ATTR_WRITE_ONLY |
 						       NFS4_ATTR_STATFS));
 	}
-	assert_int_equal(rows, 49);
+	assert_int_equal(rows, 50);
 	assert_null(nfs4_attr_get(UINT32_MAX));
 
 	/* suppattr_exclcreat as sent: size (word 0), mode and owners */
@@ -862,10 +866,10 @@ static const struct rfc_op rfc_ops[NFS4_OP_MAX + 1] = {
 	[OP_SEEK] = {"SEEK", 2, ALL, IMPL},
 	[OP_WRITE_SAME] = {"WRITE_SAME", 2, ALL, NOTSUPP},
 	[OP_CLONE] = {"CLONE", 2, ALL, IMPL},
-	[OP_GETXATTR] = {"GETXATTR", 2, ALL, NOTSUPP_AT_ONCE},
-	[OP_SETXATTR] = {"SETXATTR", 2, ALL, NOTSUPP_AT_ONCE},
-	[OP_LISTXATTRS] = {"LISTXATTRS", 2, ALL, NOTSUPP_AT_ONCE},
-	[OP_REMOVEXATTR] = {"REMOVEXATTR", 2, ALL, NOTSUPP_AT_ONCE},
+	[OP_GETXATTR] = {"GETXATTR", 2, ALL, IMPL},
+	[OP_SETXATTR] = {"SETXATTR", 2, ALL, IMPL},
+	[OP_LISTXATTRS] = {"LISTXATTRS", 2, ALL, IMPL},
+	[OP_REMOVEXATTR] = {"REMOVEXATTR", 2, ALL, IMPL},
 };
 
 /* The last opnum of each minor version (RFC 7530, 8881, 7862). */
