@@ -166,12 +166,30 @@ static bool enc_change_info(struct xdr_buf *x, uint32_t status, const void *p)
 	return nfs4_enc_change_info4(x, p);
 }
 
-/* Another client's delegation of @o is recalled before it changes. */
-static uint32_t xattr_break(struct nfs4_compound *c, struct vfs_obj *o)
+/*
+ * Set @name to @val (remove it with @val NULL) on @o, after recalling
+ * other clients' delegations of it, with the change attribute before and
+ * after in @r (not atomic: another change may fall between).
+ */
+static uint32_t xattr_change(struct nfs4_compound *c, uint32_t opnum,
+			     struct vfs_obj *o, const char *name,
+			     const struct nfs4_opaque *val,
+			     enum vfs_xattr_how how, struct change_info4 *r)
 {
-	return state_grant_break_key(o, STATE_OP_SETATTR, nfs4_grant_key(c))
-		       ? NFS4ERR_DELAY
-		       : NFS4_OK;
+	int err;
+
+	if (state_grant_break_key(o, STATE_OP_SETATTR, nfs4_grant_key(c)))
+		return NFS4ERR_DELAY;
+	r->atomic = false;
+	r->before = nfs4_dir_change(o);
+	/* E2BIG and ENOSPC: the filesystem's own limits of one value and of
+	 * all of them (ext4: a block) */
+	err = val ? vfs_xattr_set(o, name, val->data, val->len, how)
+		  : vfs_xattr_remove(o, name);
+	if (err)
+		return nfs4_status(opnum, err);
+	r->after = nfs4_dir_change(o);
+	return NFS4_OK;
 }
 
 static uint32_t nfs4_op_setxattr(struct nfs4_compound *c, void *args, void *res)
@@ -182,11 +200,9 @@ static uint32_t nfs4_op_setxattr(struct nfs4_compound *c, void *args, void *res)
 		[SETXATTR4_REPLACE] = VFS_XATTR_REPLACE,
 	};
 	struct SETXATTR4args *a = args;
-	struct change_info4 *r = res;
 	char name[VFS_XATTR_NAME_MAX + 1];
 	struct vfs_obj *o;
 	uint32_t st;
-	int err;
 
 	st = xattr_obj(c, &o);
 	if (st != NFS4_OK)
@@ -198,19 +214,8 @@ static uint32_t nfs4_op_setxattr(struct nfs4_compound *c, void *args, void *res)
 		return st;
 	if (a->sxa_value.len > VFS_XATTR_VALUE_MAX)
 		return NFS4ERR_XATTR2BIG;
-	st = xattr_break(c, o);
-	if (st != NFS4_OK)
-		return st;
-	r->atomic = false;
-	r->before = nfs4_dir_change(o);
-	/* E2BIG and ENOSPC: the filesystem's own limits of one value and of
-	 * all of them (ext4: a block) */
-	err = vfs_xattr_set(o, name, a->sxa_value.data, a->sxa_value.len,
-			    how[a->sxa_option]);
-	if (err)
-		return nfs4_status(OP_SETXATTR, err);
-	r->after = nfs4_dir_change(o);
-	return NFS4_OK;
+	return xattr_change(c, OP_SETXATTR, o, name, &a->sxa_value,
+			    how[a->sxa_option], res);
 }
 
 /* ---- LISTXATTRS (§8.4.4) ---- */
@@ -332,26 +337,17 @@ static uint32_t nfs4_op_removexattr(struct nfs4_compound *c, void *args,
 				    void *res)
 {
 	struct REMOVEXATTR4args *a = args;
-	struct change_info4 *r = res;
 	char name[VFS_XATTR_NAME_MAX + 1];
 	struct vfs_obj *o;
 	uint32_t st;
-	int err;
 
 	st = xattr_obj(c, &o);
 	if (st == NFS4_OK)
 		st = xattr_name(&a->rxa_name, name);
-	if (st == NFS4_OK)
-		st = xattr_break(c, o);
 	if (st != NFS4_OK)
 		return st;
-	r->atomic = false;
-	r->before = nfs4_dir_change(o);
-	err = vfs_xattr_remove(o, name);
-	if (err)
-		return nfs4_status(OP_REMOVEXATTR, err);
-	r->after = nfs4_dir_change(o);
-	return NFS4_OK;
+	return xattr_change(c, OP_REMOVEXATTR, o, name, NULL, VFS_XATTR_ANY,
+			    res);
 }
 
 const struct nfs4_op nfs4_op_desc_getxattr = {

@@ -265,6 +265,28 @@ kclient_require() {
 		t_skip "no kclient harness at $KCLIENT_DIR (set KCLIENT_DIR)"
 }
 
+# kclient_with_fileops WORKLOAD OUT: write to OUT a guest workload that
+# first unpacks kc_fileops (the file operations busybox lacks, built
+# static here) into /tmp/kc_fileops, then runs WORKLOAD; without a
+# compiler OUT is WORKLOAD alone (its own check then fails).
+kclient_with_fileops() {
+	local wl=$1 out=$2 bin=$T_DIR/kc_fileops
+	if cc -static -Os -o "$bin" "$(dirname "${BASH_SOURCE[0]}")/kc_fileops.c" \
+		2>"$T_DIR/cc.err"; then
+		{
+			echo "base64 -d >/tmp/kc_fileops <<'KC_B64'"
+			base64 "$bin"
+			echo "KC_B64"
+			echo "chmod 755 /tmp/kc_fileops"
+			cat "$wl"
+		} >"$out"
+		t_ok "kc_fileops_built"
+	else
+		t_fail "kc_fileops_built" "$(head -n 5 "$T_DIR/cc.err" | tr '\n' ' ')"
+		cp "$wl" "$out"
+	fi
+}
+
 # kclient_results NAME OUTDIR: judge a ../shared/kclient run by its
 # results.txt: at least 5 STEP lines, every STEP rc=0, every CHECK ok.
 kclient_results() {

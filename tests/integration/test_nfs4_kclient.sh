@@ -60,19 +60,7 @@ nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 # kc_fileops (busybox has no getfattr) built static here and carried into
 # the guest inside the xattr workload
 XWL=$T_DIR/workload-xattr.sh
-if cc -static -Os -o "$T_DIR/kc_fileops" "$HERE/kc_fileops.c" 2>"$T_DIR/cc.err"; then
-	{
-		echo "base64 -d >/tmp/kc_fileops <<'KC_B64'"
-		base64 "$T_DIR/kc_fileops"
-		echo "KC_B64"
-		echo "chmod 755 /tmp/kc_fileops"
-		cat "$HERE/kclient-xattr.sh"
-	} >"$XWL"
-	t_ok "kc_fileops_built"
-else
-	t_fail "kc_fileops_built" "$(head -n 5 "$T_DIR/cc.err" | tr '\n' ' ')"
-	cp "$HERE/kclient-xattr.sh" "$XWL"
-fi
+kclient_with_fileops "$HERE/kclient-xattr.sh" "$XWL"
 
 # run_kclient PROTO WORKLOAD NAME [EXPORT]
 run_kclient() {

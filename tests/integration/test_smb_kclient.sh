@@ -48,19 +48,7 @@ run_kclient() {
 # kc_fileops (copy_file_range, FICLONE, punch, SEEK_HOLE: busybox has
 # none) built static here and carried into the guest inside the workload.
 WL=$T_DIR/workload-smb.sh
-if cc -static -Os -o "$T_DIR/kc_fileops" "$HERE/kc_fileops.c" 2>"$T_DIR/cc.err"; then
-	{
-		echo "base64 -d >/tmp/kc_fileops <<'KC_B64'"
-		base64 "$T_DIR/kc_fileops"
-		echo "KC_B64"
-		echo "chmod 755 /tmp/kc_fileops"
-		cat "$HERE/kclient-smb.sh"
-	} >"$WL"
-	t_ok "kc_fileops_built"
-else
-	t_fail "kc_fileops_built" "$(head -n 5 "$T_DIR/cc.err" | tr '\n' ' ')"
-	cp "$HERE/kclient-smb.sh" "$WL"
-fi
+kclient_with_fileops "$HERE/kclient-smb.sh" "$WL"
 
 run_kclient default smb3_default
 kill -0 "$NASD_PID" 2>/dev/null || t_die "nasd_alive" "nasd died"
