@@ -194,7 +194,8 @@ static void retry_fire(struct timer *t)
 		if (b->granted || grants_recalled(b->f, STATE_OP_WRITE))
 			continue;
 		err = state_lock(b->f, &sh, &b->range, b->excl, NULL, NULL);
-		if (err == -EAGAIN)
+		/* still held (a courtesy client's lock: until it expires) */
+		if (err == -EAGAIN || err == -EINPROGRESS)
 			continue;
 		if (err == 0 && nlm_rec_add(b->owner, b->f, false) < 0) {
 			(void)state_unlock(b->f, &sh, &b->range);
@@ -380,9 +381,17 @@ static void do_test(struct rpc_call *call, const struct nlm_args *a,
 				   false);
 	if (o)
 		sh = nlm_holder(o);
-	if (state_lock_test(t.f, o ? &sh : NULL, &t.r, a->exclusive,
-			    test_report, tc) == -EAGAIN)
+	switch (state_lock_test(t.f, o ? &sh : NULL, &t.r, a->exclusive,
+				test_report, tc)) {
+	case -EAGAIN:
 		res->stat = NLM4_DENIED;
+		break;
+	case -EINPROGRESS: /* a courtesy NFSv4 client's, expiring */
+		res->stat = NLM4_DENIED_GRACE_PERIOD;
+		break;
+	default:
+		break;
+	}
 	pthread_mutex_unlock(&nlm_mu);
 out:
 	target_put(&t);
@@ -438,13 +447,16 @@ static void do_lock(struct rpc_call *call, const struct nlm_args *a,
 		if (b && !b->granted)
 			nlm_block_kill(b);
 		res->stat = NLM4_GRANTED;
-	} else if (err == -EAGAIN && a->block) {
+	} else if ((err == -EAGAIN || err == -EINPROGRESS) && a->block) {
 		res->stat = NLM4_BLOCKED;
 		if (!block_find(o, t.f, &t.r, a->exclusive) &&
 		    block_add(a, o, t.f, &t.r) < 0)
 			res->stat = NLM4_DENIED_NOLOCKS;
 	} else if (err == -EAGAIN) {
 		res->stat = NLM4_DENIED;
+	} else if (err == -EINPROGRESS) {
+		/* a courtesy NFSv4 client's lock, expiring: ask again */
+		res->stat = NLM4_DENIED_GRACE_PERIOD;
 	} else {
 		res->stat = NLM4_DENIED_NOLOCKS;
 	}

@@ -73,6 +73,8 @@ static uint32_t share_do(struct rpc_call *call, const struct nlm_shareargs *a,
 	}
 	if (err == -EBUSY)
 		st = NLM4_DENIED;
+	else if (err == -EINPROGRESS) /* a courtesy NFSv4 client's */
+		st = NLM4_DENIED_GRACE_PERIOD;
 	else if (err)
 		st = NLM4_DENIED_NOLOCKS;
 	else

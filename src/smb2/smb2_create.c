@@ -472,6 +472,9 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	}
 	h.id = o;
 	err = state_share_acquire(o->sf, &h, access, deny);
+	if (err == -EINPROGRESS)
+		err = -EBUSY; /* a courtesy NFSv4 client's, being expired:
+			       * a sharing violation, which clients retry */
 	if (err) {
 		state_file_put(o->sf);
 		o->sf = NULL;

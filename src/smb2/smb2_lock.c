@@ -49,8 +49,11 @@ static const uint8_t lock_ok_body[4] = { 4, 0, 0, 0 };
 static int lock_try(struct smb2_open *o, const struct lock_elem *e)
 {
 	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
+	int err = state_lock(o->sf, &h, &e->r, e->excl, NULL, NULL);
 
-	return state_lock(o->sf, &h, &e->r, e->excl, NULL, NULL);
+	/* a courtesy NFSv4 client's lock, being expired: a conflict, which
+	 * a lock with a timeout waits out */
+	return err == -EINPROGRESS ? -EAGAIN : err;
 }
 
 static void lock_retry(struct timer *t);

@@ -220,3 +220,24 @@ void state_set_max_ranges(uint32_t n)
 {
 	atomic_store(&state_g_max_ranges, n ? n : STATE_MAX_RANGES);
 }
+
+typedef bool (*lapsed_fn)(const void *id);
+static _Atomic(lapsed_fn) lapsed[STATE_HOLDER_NTAGS];
+
+/** state_set_lapsed() - see file_state.h. */
+void state_set_lapsed(uint32_t tag, bool (*fn)(const void *id))
+{
+	if (tag < STATE_HOLDER_NTAGS)
+		atomic_store(&lapsed[tag], fn);
+}
+
+/** state_holder_lapsed() - see file_state_int.h. */
+bool state_holder_lapsed(const struct state_holder *h)
+{
+	lapsed_fn fn = h->tag < STATE_HOLDER_NTAGS
+			       ? atomic_load_explicit(&lapsed[h->tag],
+						      memory_order_relaxed)
+			       : NULL;
+
+	return fn && fn(h->id);
+}

@@ -57,6 +57,21 @@ struct state_holder {
 	uint32_t tag;            /* enum state_holder_tag */
 };
 
+/*
+ * state_set_lapsed() - install @fn (NULL: none) for holders of @tag: it
+ * says whether the holder @id belongs to a client whose lease has lapsed
+ * but whose state is kept until someone needs it (an NFSv4.1 courtesy
+ * client, RFC 8881 §8.4.2.1), and may mark that client to be expired at
+ * once. Called under a file's mutex with a holder whose share or lock
+ * conflicts with a request (the holder is alive: @fn may read it); it
+ * must not call back into this module nor take a lock a caller of this
+ * module may hold. A share or lock request whose every conflict is with
+ * such holders fails with -EINPROGRESS, not -EBUSY or -EAGAIN: "ask again
+ * shortly" (NFS4ERR_DELAY, NLM4_DENIED_GRACE_PERIOD or a blocked lock).
+ * Set at start-up, before requests.
+ */
+void state_set_lapsed(uint32_t tag, bool (*fn)(const void *id));
+
 /* ---- ranges ------------------------------------------------------------- */
 
 /*
@@ -145,7 +160,8 @@ struct vfs_obj *state_file_obj(const struct state_file *f);
 /*
  * state_share_acquire() - give @h a share (@access, @deny) on @f. Returns
  * 0; -EBUSY when another holder's share conflicts (NFS4ERR_SHARE_DENIED,
- * STATUS_SHARING_VIOLATION); -EEXIST when @h already has one here (see
+ * STATUS_SHARING_VIOLATION), -EINPROGRESS when only lapsed holders' do
+ * (state_set_lapsed); -EEXIST when @h already has one here (see
  * state_share_change); -EIDRM for an SMB holder while the file is
  * delete-pending; -EINVAL for bits outside STATE_SHARE_MASK; -ENOMEM.
  */
@@ -156,7 +172,8 @@ int state_share_acquire(struct state_file *f, const struct state_holder *h,
  * state_share_change() - replace @h's share on @f by (@access, @deny),
  * checked against the other holders' shares only (an NFSv4 upgrade by a
  * second OPEN passes the union, OPEN_DOWNGRADE the smaller modes).
- * Returns 0, -EBUSY (unchanged then), -ENOENT without a share, -EINVAL.
+ * Returns 0, -EBUSY or -EINPROGRESS (unchanged then), -ENOENT without a
+ * share, -EINVAL.
  */
 int state_share_change(struct state_file *f, const struct state_holder *h,
 		       uint32_t access, uint32_t deny);
@@ -256,6 +273,8 @@ typedef void (*state_conflict_fn)(void *arg, const struct state_lock_info *l);
  * Lock-vs-lock conflicts hold across flavors: another holder's lock over
  * @r conflicts when either lock is exclusive.
  * Returns 0; -EAGAIN on a conflict (reported through @cb when not NULL);
+ * -EINPROGRESS when only lapsed holders' locks conflict (state_set_lapsed,
+ * not reported);
  * -ENOSPC at STATE_MAX_RANGES; -ENOMEM; -EINVAL (bad holder, empty POSIX
  * range). On failure @f is unchanged.
  */
@@ -265,8 +284,8 @@ int state_lock(struct state_file *f, const struct state_holder *h,
 
 /*
  * state_lock_test() - would state_lock() conflict? @h NULL: a holder
- * with no locks (NFSv4 LOCKT of an unknown owner). 0 or -EAGAIN (with
- * @cb as above).
+ * with no locks (NFSv4 LOCKT of an unknown owner). 0, -EAGAIN (with
+ * @cb as above) or -EINPROGRESS (as above).
  */
 int state_lock_test(struct state_file *f, const struct state_holder *h,
 		    const struct state_range *r, bool excl,

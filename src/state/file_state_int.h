@@ -119,4 +119,7 @@ void state_file_settle(struct state_file *f);
 /* The bit index of each STATE_ACCESS_* / STATE_DENY_* bit. */
 #define STATE_NBITS 3
 
+/* Does @h belong to a lapsed client (state_set_lapsed)? @f->mu held. */
+bool state_holder_lapsed(const struct state_holder *h);
+
 #endif

@@ -180,6 +180,32 @@ static struct state_lock *find_conflict(struct state_file *f,
 	return NULL;
 }
 
+/*
+ * The error of a request in conflict with @c, the first conflicting lock:
+ * -EINPROGRESS when it and every later conflict are lapsed holders'
+ * (state_set_lapsed), else -EAGAIN.
+ */
+static int conflict_err(struct state_file *f, struct state_lock *c,
+			const struct state_holder *h,
+			const struct state_range *r, bool excl, bool win)
+{
+	struct state_link *n;
+	uint64_t last;
+
+	if (!range_last(r, &last))
+		return -EAGAIN;
+	for (n = &c->link; n != &f->locks; n = n->next) {
+		const struct state_lock *l = lock_of(n);
+
+		if (l->range.start > last)
+			break;
+		if (lock_conflicts(l, h, r, excl, win) &&
+		    !state_holder_lapsed(&l->holder))
+			return -EAGAIN;
+	}
+	return -EINPROGRESS;
+}
+
 static void report(const struct state_lock *l, state_conflict_fn cb, void *arg)
 {
 	struct state_lock_info info;
@@ -398,8 +424,9 @@ int state_lock(struct state_file *f, const struct state_holder *h,
 	pthread_mutex_lock(&f->mu);
 	c = find_conflict(f, h, r, excl, win);
 	if (c) {
-		report(c, cb, arg);
-		ret = -EAGAIN;
+		ret = conflict_err(f, c, h, r, excl, win);
+		if (ret == -EAGAIN)
+			report(c, cb, arg);
 	} else if (win) {
 		ret = win_set(f, h, r, excl);
 	} else {
@@ -426,8 +453,9 @@ int state_lock_test(struct state_file *f, const struct state_holder *h,
 	pthread_mutex_lock(&f->mu);
 	c = find_conflict(f, h, r, excl, win);
 	if (c) {
-		report(c, cb, arg);
-		ret = -EAGAIN;
+		ret = conflict_err(f, c, h, r, excl, win);
+		if (ret == -EAGAIN)
+			report(c, cb, arg);
 	}
 	pthread_mutex_unlock(&f->mu);
 	return ret;

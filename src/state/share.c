@@ -54,6 +54,30 @@ static bool share_conflict(const struct state_file *f,
 	return false;
 }
 
+/*
+ * The error of a conflicting request: -EINPROGRESS when every share in
+ * the way is a lapsed holder's (state_set_lapsed), else -EBUSY.
+ */
+static int share_conflict_err(const struct state_file *f,
+			      const struct state_share *self,
+			      uint32_t access, uint32_t deny)
+{
+	struct state_link *n;
+	bool any = false;
+
+	for (n = f->shares.next; n != &f->shares; n = n->next) {
+		const struct state_share *s =
+			state_container_of(n, struct state_share, link);
+
+		if (s == self || !((access & s->deny) || (deny & s->access)))
+			continue;
+		if (!state_holder_lapsed(&s->holder))
+			return -EBUSY;
+		any = true;
+	}
+	return any ? -EINPROGRESS : -EBUSY;
+}
+
 /* Add (@sign 1) or remove (-1) @s's bits from the counts. */
 static void share_count(struct state_file *f, const struct state_share *s,
 			int sign)
@@ -100,7 +124,7 @@ int state_share_acquire(struct state_file *f, const struct state_holder *h,
 	} else if (f->delete_pending && h->tag == STATE_HOLDER_SMB) {
 		ret = -EIDRM;
 	} else if (share_conflict(f, NULL, access, deny)) {
-		ret = -EBUSY;
+		ret = share_conflict_err(f, NULL, access, deny);
 	} else {
 		state_link_add_before(&f->shares, &s->link);
 		f->nshares++;
@@ -128,7 +152,7 @@ int state_share_change(struct state_file *f, const struct state_holder *h,
 	if (!s) {
 		ret = -ENOENT;
 	} else if (share_conflict(f, s, access, deny)) {
-		ret = -EBUSY;
+		ret = share_conflict_err(f, s, access, deny);
 	} else {
 		share_count(f, s, -1);
 		s->access = access;

@@ -1220,6 +1220,33 @@ def t_drc40(port, export):
     check("drc40_readdir_not_cached", a.status == 0 and b.status == 0 and
           b"drc-new-file" in b.body and b"drc-new-file" not in a.body,
           f"{sname(a.status)} {sname(b.status)}")
+    # an OPEN (seqid-mutating) resent: the first reply, and the owner's
+    # seqid moved once, so OPEN_CONFIRM with the next seqid is no replay
+    st, clid = setclientid40(s, f"nfs4raw-drc40-{os.getpid()}")
+    oargs = (u32(0) + u32(1) + u32(0) + u64(clid or 0) + opaque(b"drc-owner")
+             + u32(1) + u32(0) + bitmap() + opaque(b"") + u32(0)
+             + opaque(b"drc-open-file"))
+    ops = walk + [op(18, oargs), op(OP_GETFH)]
+    a = compound(s, 0, ops, xid=xid + 5)
+    b = compound(s, 0, ops, xid=xid + 5)
+    check("drc40_open_resent_same_reply", st == 0 and a.status == 0 and
+          b.status == 0 and a.body == b.body,
+          f"{sname(st)} {sname(a.status)} {sname(b.status)}")
+    if a.status == 0:
+        for _ in range(len(walk)):
+            a.next()
+        a.next()
+        sid = a.dec.fixed(16)
+        for _ in range(5):                 # change_info, rflags
+            a.dec.u32()
+        rflags = a.dec.u32()
+        a.dec.bitmap()
+        dtype = a.dec.u32()                # no delegation over 4.0 here
+        a.next()
+        fh = a.dec.opaque() if dtype == 0 else None
+        if rflags & 2 and fh:              # OPEN4_RESULT_CONFIRM
+            r = compound(s, 0, [op_putfh(fh), op(20, sid + u32(1))])
+            expect("drc40_open_confirm_next_seqid", r.status, 0)
     # 4.1 is left to its slots: the same xid runs again
     ss = Session(s, 1, f"nfs4raw-drc41-{os.getpid()}")
     if check("drc41_session", ss.error is None, f"{ss.error}"):
@@ -1317,6 +1344,90 @@ def t_client_memory(nasd, tmp):
         log_verdict(logpath)
 
 
+def t_courtesy(nasd, tmp):
+    """Courtesy clients (RFC 8881 §8.4.2.1): a 4.1 client whose lease
+    lapsed keeps its opens and locks until someone needs them; coming back
+    it finds them intact; another client's conflicting LOCK or OPEN gets
+    DELAY while the lapsed client is expired, then succeeds, and the lapsed
+    client's session is gone."""
+    import nfs4_client as nc
+    port = free_port(int(os.environ.get("NFS4RAW_PORT", "17000")) + 700)
+    export = os.path.join(tmp, "export-courtesy")
+    state = os.path.join(tmp, "state-courtesy")
+    os.mkdir(export)
+    os.mkdir(state)
+    for n in ("c1", "c2", "c3"):
+        with open(os.path.join(export, n), "w") as f:
+            f.write("courtesy\n")
+    logpath = os.path.join(tmp, "nasd-courtesy.log")
+    log = open(logpath, "w")
+    proc = start_nasd(nasd, port, export, state, log,
+                      ["--lease-time", "10"])
+    try:
+        if not check("courtesy_nasd_started", null_ok(port),
+                     f"exit {proc.poll()}"):
+            return
+        pid = os.getpid()
+        cl = {k: nc.Client(port, f"courtesy-{k}-{pid}")
+              for k in ("back", "lock", "share", "other")}
+        st, dfh = walk_fh(cl["back"].ss, export)
+        if not check("courtesy_clients", st == 0 and all(
+                c.error is None for c in cl.values()), sname(st)):
+            return
+        # back: an open it will use again; lock: a lock on c2; share: an
+        # open of c3 denying writes
+        rb = cl["back"].open(dfh, "c1", nc.ACCESS_READ, nc.DENY_NONE)
+        ro = cl["lock"].open(dfh, "c2", nc.ACCESS_BOTH, nc.DENY_NONE)
+        rl = cl["lock"].lock(ro.fh, ro.stateid, nc.WRITE_LT, 0, 100) \
+            if ro.status == 0 else ro
+        rs = cl["share"].open(dfh, "c3", nc.ACCESS_READ, nc.DENY_WRITE)
+        check("courtesy_state_taken", rb.status == 0 and rl.status == 0 and
+              rs.status == 0,
+              f"{sname(rb.status)} {sname(rl.status)} {sname(rs.status)}")
+        # the other client renews; the three say nothing for 13 s
+        for _ in range(13):
+            time.sleep(1)
+            cl["other"].ss.call([])
+        r = cl["back"].read(rb.fh, rb.stateid, 0, 9)
+        check("courtesy_client_back_state_intact",
+              r.status == 0 and r.data == b"courtesy\n", sname(r.status))
+        def until_not_delay(call):
+            """The statuses of @call() retried while DELAY (6 s)."""
+            sts = []
+            for _ in range(30):
+                sts.append(call().status)
+                if sts[-1] != nc.DELAY:
+                    break
+                time.sleep(0.2)
+            return sts
+
+        ro2 = cl["other"].open(dfh, "c2", nc.ACCESS_BOTH, nc.DENY_NONE,
+                               owner=b"other-open")
+        sts = until_not_delay(lambda: cl["other"].lock(
+            ro2.fh, ro2.stateid, nc.WRITE_LT, 0, 10,
+            owner=b"other-lock")) if ro2.status == 0 else []
+        check("courtesy_lock_conflict_delay_then_granted",
+              len(sts) >= 2 and sts[0] == nc.DELAY and sts[-1] == 0,
+              f"open {sname(ro2.status)}, LOCK {[sname(x) for x in sts]}")
+        sts = until_not_delay(lambda: cl["other"].open(
+            dfh, "c3", nc.ACCESS_WRITE, nc.DENY_NONE, owner=b"other-open3"))
+        check("courtesy_share_conflict_delay_then_opened",
+              len(sts) >= 2 and sts[0] == nc.DELAY and sts[-1] == 0,
+              f"OPEN {[sname(x) for x in sts]}")
+        for k in ("lock", "share"):
+            r = cl[k].ss.call([])
+            expect(f"courtesy_{k}_client_expired_badsession", r.status,
+                   BADSESSION)
+        r = cl["back"].ss.call([])
+        expect("courtesy_back_client_still_there", r.status, 0)
+        for c in cl.values():
+            c.close_conn()
+    finally:
+        stop_nasd(proc)
+        log.close()
+        log_verdict(logpath)
+
+
 def t_still_serving(port):
     check("null_after_tests", null_ok(port), "NULL not answered")
     with connect(port) as s:
@@ -1375,10 +1486,11 @@ def main():
         stop_nasd(proc)
         log.close()
         log_verdict(logpath)
-        try:
-            t_client_memory(nasd, tmp)
-        except Exception as e:
-            check("exception", False, f"{type(e).__name__}: {e}")
+        for t in (t_client_memory, t_courtesy):
+            try:
+                t(nasd, tmp)
+            except Exception as e:
+                check("exception", False, f"{type(e).__name__}: {e}")
     finally:
         if proc.poll() is None:
             proc.kill()

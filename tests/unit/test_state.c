@@ -284,6 +284,87 @@ static void test_share_calls(void **state)
 	expect_clean();
 }
 
+/* PA's client is lapsed (a courtesy client); counts the hook's calls. */
+static int lapsed_calls;
+
+static bool lapsed_a(const void *id)
+{
+	lapsed_calls++;
+	return id == &A_;
+}
+
+static void count_report(void *arg, const struct state_lock_info *l)
+{
+	(void)l;
+	(*(int *)arg)++;
+}
+
+/*
+ * A request in conflict with lapsed holders only fails with -EINPROGRESS
+ * ("ask again": the holder is being expired), with any live holder in the
+ * way with the conflict itself; no conflict, no call of the hook.
+ */
+static void test_lapsed_holders(void **state)
+{
+	struct state_range r = rng(0, 9);
+	struct state_file *f;
+	int reports = 0;
+
+	(void)state;
+	state_set_lapsed(STATE_HOLDER_NFS4, lapsed_a);
+	f = state_file_get(objs[0]);
+	assert_int_equal(state_share_acquire(f, &PA, STATE_ACCESS_READ,
+					     STATE_DENY_WRITE),
+			 0);
+	assert_int_equal(lapsed_calls, 0);
+	/* only PA denies write: ask again */
+	assert_int_equal(state_share_acquire(f, &WB, STATE_ACCESS_WRITE, 0),
+			 -EINPROGRESS);
+	assert_true(lapsed_calls > 0);
+	/* PB (live) denies write too: a plain conflict */
+	assert_int_equal(state_share_acquire(f, &PB, STATE_ACCESS_READ,
+					     STATE_DENY_WRITE),
+			 0);
+	assert_int_equal(state_share_acquire(f, &WB, STATE_ACCESS_WRITE, 0),
+			 -EBUSY);
+	state_share_release(f, &PB);
+	/* an upgrade is checked the same way */
+	assert_int_equal(state_share_acquire(f, &WB, STATE_ACCESS_READ, 0), 0);
+	assert_int_equal(state_share_change(f, &WB, STATE_ACCESS_WRITE, 0),
+			 -EINPROGRESS);
+	state_share_release(f, &WB);
+	state_share_release(f, &PA);
+	/* locks: PA's lapsed, PB's live; the lapsed one is not reported */
+	assert_int_equal(lset(f, &PA, 0, 9, true), 1);
+	assert_int_equal(state_lock(f, &WB, &r, false, count_report, &reports),
+			 -EINPROGRESS);
+	assert_int_equal(state_lock_test(f, NULL, &r, false, count_report,
+					 &reports),
+			 -EINPROGRESS);
+	assert_int_equal(reports, 0);
+	assert_int_equal(lset(f, &PB, 20, 29, true), 1);
+	r = rng(5, 25);
+	assert_int_equal(state_lock(f, &WB, &r, false, count_report, &reports),
+			 -EAGAIN);
+	assert_int_equal(reports, 1);
+	/* no conflict: no question asked */
+	lapsed_calls = 0;
+	r = rng(40, 49);
+	assert_int_equal(state_lock_test(f, &WB, &r, true, NULL, NULL), 0);
+	assert_int_equal(lapsed_calls, 0);
+	(void)state_unlock_all(f, &PA);
+	(void)state_unlock_all(f, &PB);
+	state_set_lapsed(STATE_HOLDER_NFS4, NULL);
+	/* without the hook, a plain conflict again */
+	assert_int_equal(lset(f, &PA, 0, 9, true), 1);
+	r = rng(0, 9);
+	assert_int_equal(state_lock_test(f, &WB, &r, false, NULL, NULL),
+			 -EAGAIN);
+	(void)state_unlock_all(f, &PA);
+	state_file_put(f);
+	expect_clean();
+}
+
 static void test_delete_check(void **state)
 {
 	struct state_file *f;
@@ -1277,6 +1358,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_share_matrix),
 		cmocka_unit_test(test_share_calls),
+		cmocka_unit_test(test_lapsed_holders),
 		cmocka_unit_test(test_delete_check),
 		cmocka_unit_test(test_posix_merge_split),
 		cmocka_unit_test(test_posix_conflicts),

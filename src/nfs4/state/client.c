@@ -136,54 +136,44 @@ void nfs4_client_mem_release(uint64_t n)
 	nfs4_st.client_mem -= n < nfs4_st.client_mem ? n : nfs4_st.client_mem;
 }
 
-static uint64_t v_clients(void)
-{
-	uint64_t v;
+/* The statistics' readers: a field of nfs4_st under its mutex. */
+#define ST_VALUE(fn, field)                                                    \
+	static uint64_t fn(void)                                               \
+	{                                                                      \
+		uint64_t v;                                                    \
+                                                                               \
+		pthread_mutex_lock(&nfs4_st.mu);                               \
+		v = nfs4_st.field;                                             \
+		pthread_mutex_unlock(&nfs4_st.mu);                             \
+		return v;                                                      \
+	}
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	v = nfs4_st.nclients;
-	pthread_mutex_unlock(&nfs4_st.mu);
-	return v;
+ST_VALUE(v_clients, nclients)
+ST_VALUE(v_sessions, nsessions)
+ST_VALUE(v_client_mem, client_mem)
+ST_VALUE(v_client_mem_max, client_mem_max)
+ST_VALUE(v_evicted, clients_evicted)
+ST_VALUE(v_courtesy, ncourtesy)
+
+/** nfs4_client_courtesy_needed() - see state_int.h. */
+bool nfs4_client_courtesy_needed(struct nfs4_client *cl)
+{
+	if (!atomic_load(&cl->courtesy))
+		return false;
+	/* a wake-up lost while the reaper runs costs at most its second */
+	if (!atomic_exchange(&cl->expire_now, true))
+		pthread_cond_signal(&nfs4_st.reaper_cv);
+	return true;
 }
 
-static uint64_t v_sessions(void)
+/** nfs4_client_courtesy_keep() - see state_int.h. */
+bool nfs4_client_courtesy_keep(struct nfs4_client *cl, uint64_t now_ms)
 {
-	uint64_t v;
+	uint64_t renewed = atomic_load(&cl->renewed);
 
-	pthread_mutex_lock(&nfs4_st.mu);
-	v = nfs4_st.nsessions;
-	pthread_mutex_unlock(&nfs4_st.mu);
-	return v;
-}
-
-static uint64_t v_client_mem(void)
-{
-	uint64_t v;
-
-	pthread_mutex_lock(&nfs4_st.mu);
-	v = nfs4_st.client_mem;
-	pthread_mutex_unlock(&nfs4_st.mu);
-	return v;
-}
-
-static uint64_t v_client_mem_max(void)
-{
-	uint64_t v;
-
-	pthread_mutex_lock(&nfs4_st.mu);
-	v = nfs4_st.client_mem_max;
-	pthread_mutex_unlock(&nfs4_st.mu);
-	return v;
-}
-
-static uint64_t v_evicted(void)
-{
-	uint64_t v;
-
-	pthread_mutex_lock(&nfs4_st.mu);
-	v = nfs4_st.clients_evicted;
-	pthread_mutex_unlock(&nfs4_st.mu);
-	return v;
+	return cl->minor >= 1 && !atomic_load(&cl->expire_now) &&
+	       now_ms - renewed < (uint64_t)NFS4_COURTESY_MAX_S * 1000 &&
+	       nfs4_client_has_state(cl);
 }
 
 /** nfs4_client_stats_init() - see state_int.h. */
@@ -203,6 +193,9 @@ void nfs4_client_stats_init(void)
 	(void)stats_value_add("nfs4_clients_evicted_total", "NFSv4 clients "
 			      "expired or dropped to make room for new ones.",
 			      true, v_evicted);
+	(void)stats_value_add("nfs4_courtesy_clients", "NFSv4.1 clients past "
+			      "their lease whose state is kept until someone "
+			      "needs it.", false, v_courtesy);
 }
 
 /**
@@ -415,6 +408,8 @@ void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 	pthread_mutex_unlock(&cl->mu);
 	nfs4_list_del(&cl->link);
 	nfs4_st.nclients--;
+	if (atomic_exchange(&cl->courtesy, false))
+		nfs4_st.ncourtesy--;
 	nfs4_client_mem_release(client_mem(cl->ownerid_len));
 	if (forget && cl->recorded)
 		nfs4_grace_queue_forget(cl);

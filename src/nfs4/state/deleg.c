@@ -427,6 +427,8 @@ static void deleg_send_break(struct state_grant *g, uint32_t from,
 	(void)from;
 	(void)to;
 	(void)ack_needed;
+	/* a courtesy client cannot return it: it is expired instead */
+	(void)nfs4_client_courtesy_needed(cl);
 	nfs4_client_get(cl);
 	nfs4_client_lock(cl);
 	if (d->grant == g && !d->recall_due && !d->recalled) {

@@ -199,6 +199,9 @@ int nfs4_open_new(struct nfs4_owner *o, struct state_file *f, uint32_t access,
 	if (!op)
 		return -ENOMEM;
 	h = nfs4_open_holder(op);
+	/* its client is set before the share is seen: another request's
+	 * conflict may ask whether it is lapsed (state_set_lapsed) */
+	nfs4_stid_init(&op->sid, NFS4_STID_OPEN, o->client, f);
 	/* the share first: a conflict answers before the stateid limit */
 	ret = state_share_acquire(f, &h, access, deny);
 	if (ret < 0) {
@@ -211,7 +214,6 @@ int nfs4_open_new(struct nfs4_owner *o, struct state_file *f, uint32_t access,
 		return -ENOSPC;
 	}
 	state_file_hold(f);
-	nfs4_stid_init(&op->sid, NFS4_STID_OPEN, o->client, f);
 	op->owner = o;
 	nfs4_list_init(&op->lockstates);
 	nfs4_list_add_tail(&o->states, &op->owner_link);

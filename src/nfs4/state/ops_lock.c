@@ -354,8 +354,10 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 		h = nfs4_lockstate_holder(lc.ls);
 		hp = &h;
 	}
-	if (state_lock_test(f, hp, &range, excl, fill_denied, &dc) == -EAGAIN) {
-		status = denied_status(&dc);
+	ret = state_lock_test(f, hp, &range, excl, fill_denied, &dc);
+	if (ret == -EAGAIN || ret == -EINPROGRESS) {
+		/* DELAY: a courtesy client's lock, being expired */
+		status = ret == -EAGAIN ? denied_status(&dc) : NFS4ERR_DELAY;
 		goto out_seqid;
 	}
 	if (!lc.ls) {
@@ -370,11 +372,11 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, void *args, void *res)
 	}
 	h = nfs4_lockstate_holder(lc.ls);
 	ret = state_lock(f, &h, &range, excl, fill_denied, &dc);
-	if (ret == -EAGAIN) {
+	if (ret == -EAGAIN || ret == -EINPROGRESS) {
 		/* another protocol's (or client's) lock came in between */
 		if (created)
 			nfs4_lockstate_free(lc.ls);
-		status = denied_status(&dc);
+		status = ret == -EAGAIN ? denied_status(&dc) : NFS4ERR_DELAY;
 		goto out_seqid;
 	}
 	if (ret < 0) {
@@ -494,9 +496,17 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, void *args, void *res)
 		h = nfs4_lockstate_holder(ls);
 		hp = &h;
 	}
-	if (state_lock_test(f, hp, &range, is_write(a->locktype), fill_denied,
-			    &dc) == -EAGAIN)
+	switch (state_lock_test(f, hp, &range, is_write(a->locktype),
+				fill_denied, &dc)) {
+	case -EAGAIN:
 		status = denied_status(&dc);
+		break;
+	case -EINPROGRESS:
+		status = NFS4ERR_DELAY; /* a courtesy client's, expiring */
+		break;
+	default:
+		break;
+	}
 	state_file_put(f);
 out:
 	nfs4_client_unlock_put(cl);

@@ -445,6 +445,8 @@ static uint32_t open_state(struct nfs4_compound *c, struct nfs4_owner *o,
 	state_file_put(f);
 	if (ret == -EBUSY)
 		return NFS4ERR_SHARE_DENIED;
+	if (ret == -EINPROGRESS)
+		return NFS4ERR_DELAY; /* a courtesy client's, expiring */
 	if (ret < 0)
 		return resource(c);
 	nfs4_stid_to_wire(&op->sid, &r->stateid);

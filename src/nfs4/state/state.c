@@ -190,6 +190,18 @@ static void server_owner_load(void)
 	close(fd);
 }
 
+/*
+ * The state layer's lapsed hook (state_set_lapsed): the NFSv4 holders of
+ * shares and locks are opens and lock states, which start with their
+ * nfs4_stid (its client immutable).
+ */
+static bool holder_lapsed(const void *id)
+{
+	const struct nfs4_stid *s = id;
+
+	return nfs4_client_courtesy_needed(s->client);
+}
+
 static void *reaper_main(void *arg)
 {
 	struct timespec ts;
@@ -251,6 +263,7 @@ int nfs4_state_init(const char *state_dir, uint32_t lease_time,
 	else
 		log_warn("nfs4: no lease reaper thread");
 	nfs4_cb_start();
+	state_set_lapsed(STATE_HOLDER_NFS4, holder_lapsed);
 	return 0;
 }
 
@@ -265,6 +278,7 @@ void nfs4_state_shutdown(void)
 
 	if (!nfs4_st.inited)
 		return;
+	state_set_lapsed(STATE_HOLDER_NFS4, NULL);
 	pthread_mutex_lock(&nfs4_st.mu);
 	nfs4_st.stopping = true;
 	pthread_cond_broadcast(&nfs4_st.reaper_cv);
@@ -313,10 +327,36 @@ void nfs4_state_reap(void)
 
 		next = n->next;
 		if (nfs4_client_expired(cl)) {
-			log_info("nfs4: client %016llx lease expired",
-				 (unsigned long long)cl->clientid);
+			bool was = atomic_load(&cl->courtesy);
+
+			if (nfs4_client_courtesy_keep(cl, now)) {
+				if (!was) {
+					atomic_store(&cl->courtesy, true);
+					nfs4_st.ncourtesy++;
+					log_info("nfs4: client %016llx lease "
+						 "expired: its state is kept "
+						 "until needed",
+						 (unsigned long long)
+							 cl->clientid);
+				}
+				continue;
+			}
+			log_info("nfs4: client %016llx %s",
+				 (unsigned long long)cl->clientid,
+				 was ? "expired (its state was needed, or kept "
+				       "a day)"
+				     : "lease expired");
 			nfs4_client_destroy(cl, true, true);
 			continue;
+		}
+		if (atomic_load(&cl->courtesy)) {
+			/* it came back (SEQUENCE renewed it) */
+			atomic_store(&cl->courtesy, false);
+			atomic_store(&cl->expire_now, false);
+			nfs4_st.ncourtesy--;
+			log_info("nfs4: client %016llx is back within its "
+				 "state's courtesy time",
+				 (unsigned long long)cl->clientid);
 		}
 		/* the table's reference keeps it while it is locked */
 		nfs4_client_lock(cl);

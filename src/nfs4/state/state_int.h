@@ -80,6 +80,8 @@
 /* Limits (DESIGN.md §5): at a limit the client gets RESOURCE or DELAY. */
 /* client records and sessions: by memory (nfs4_client_mem_reserve) */
 #define NFS4_MAX_SESSIONS_PER_CLIENT 16
+/* how long a 4.1 client past its lease keeps its state at most (knfsd) */
+#define NFS4_COURTESY_MAX_S (24 * 3600)
 #define NFS4_MAX_OWNERS_PER_CLIENT 8192
 #define NFS4_MAX_STATEIDS 262144
 /* byte ranges: STATE_MAX_RANGES of the shared file state */
@@ -338,6 +340,10 @@ struct nfs4_client {
 	/* atomics */
 	_Atomic uint64_t renewed;      /* nfs4_now_ms() of the last renew */
 	atomic_int refs;               /* table, sessions, owners, requests */
+	/* 4.1: lease lapsed, state kept until someone needs it (written by
+	 * the reaper), and someone does (nfs4_client_courtesy_needed) */
+	atomic_bool courtesy;
+	atomic_bool expire_now;
 	pthread_mutex_t mu;
 	/* nfs4_st.mu and @mu to write, either to read */
 	bool confirmed;
@@ -572,6 +578,7 @@ struct nfs4_state {
 	uint64_t client_mem;           /* records and sessions, bytes */
 	uint64_t client_mem_max;       /* nfs4_state_set_client_memory */
 	uint64_t clients_evicted;      /* for room, before their time */
+	uint32_t ncourtesy;            /* clients kept past their lease */
 	struct nfs4_grace_rec *recs;   /* records from before the restart */
 
 	/* shard locks */
@@ -623,6 +630,20 @@ void nfs4_client_mem_release(uint64_t n);
 uint64_t nfs4_session_mem(uint32_t nslots);
 /* One-time registration of the client statistics (nasd stats). */
 void nfs4_client_stats_init(void);
+/*
+ * nfs4_client_courtesy_needed() - @cl's kept state is in someone's way
+ * (a conflicting open or lock, a recall of its delegation): true when @cl
+ * is a courtesy client, which the reaper is then woken to expire. Takes
+ * no lock (the state layer's lapsed hook calls it).
+ */
+bool nfs4_client_courtesy_needed(struct nfs4_client *cl);
+/*
+ * nfs4_client_courtesy_keep() - under nfs4_st.mu, for the reaper: should
+ * @cl, whose lease has lapsed, be kept as a courtesy client (RFC 8881
+ * §8.4.2.1: a 4.1 client with opens, locks or delegations, for at most
+ * NFS4_COURTESY_MAX_S, until someone needs its state or its room)?
+ */
+bool nfs4_client_courtesy_keep(struct nfs4_client *cl, uint64_t now_ms);
 /*
  * nfs4_client_new() - under nfs4_st.mu: a new, unconfirmed client record
  * with the table's reference. NULL when there is no room (above) or no
