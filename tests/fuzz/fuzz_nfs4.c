@@ -358,7 +358,7 @@ static bool nfsstat4_valid(uint32_t s)
 			return true;
 	/* 10002 (NOT_SYNC) is NFSv3 only; 10073 is unassigned */
 	return (s >= NFS4ERR_BAD_COOKIE && s <= NFS4ERR_HASH_ALG_UNSUPP) ||
-	       (s >= NFS4ERR_CLIENTID_BUSY && s <= NFS4ERR_OFFLOAD_NO_REQS);
+	       (s >= NFS4ERR_CLIENTID_BUSY && s <= NFS4ERR_XATTR2BIG);
 }
 
 /* The opnums minor version @minor has (RFC 7530 / 8881 / 7862, and
@@ -660,6 +660,20 @@ static bool skip_result(uint32_t op, uint32_t status, struct xdr_buf *x)
 		return skip_bool(x) && skip(x, 8);
 	case OP_WRITE_SAME:
 		return skip_write_response4(x);
+	case OP_GETXATTR:
+		return skip_opaque(x, 65536);
+	case OP_SETXATTR:
+	case OP_REMOVEXATTR:
+		return skip(x, CINFO4);
+	case OP_LISTXATTRS:
+		/* cookie, names<> (each at most 250 bytes), eof */
+		if (!skip(x, 8) || !xdr_dec_u32(x, &n) ||
+		    n > xdr_remaining(x) / 4)
+			return false;
+		while (n--)
+			if (!skip_opaque(x, 250))
+				return false;
+		return skip_bool(x);
 	case OP_COPY_NOTIFY:
 	case OP_GET_DIR_DELEGATION:
 	case OP_GETDEVICEINFO:
