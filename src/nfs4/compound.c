@@ -927,10 +927,12 @@ static bool nfs4_inline_COMPOUND4args(const uint8_t *args, size_t len)
 /*
  * rpc_proc.drc_ok of COMPOUND: a 4.0 COMPOUND goes through the RPC
  * layer's duplicate request cache (4.1 has its slots), so that a
- * retransmitted CREATE or OPEN gets its first reply, not a second run
- * (RFC 7530 §3.1.1, §9.1.7: the owner seqid caches keep the last reply of
- * one owner only). One that would run inline only reads: left out at
- * once; others of reads only are dropped when they end (drc_skip).
+ * retransmitted CREATE or REMOVE gets its first reply, not a second run
+ * (RFC 7530 §3.1.1: a client retransmits after reconnecting; the open and
+ * lock owners' seqid caches of §9.1 keep one reply per owner, and none
+ * for operations without a seqid). One that would run inline only reads:
+ * left out at once; others of reads only are dropped when they end
+ * (drc_skip).
  */
 static bool nfs4_drc_COMPOUND4args(const uint8_t *args, size_t len)
 {
