@@ -294,6 +294,11 @@ static void cb_run(const struct cb_job *j, uint32_t xid)
 		log_debug("nfs4: client %016llx callback path up%s",
 			  (unsigned long long)j->clientid,
 			  j->recall ? " (CB_RECALL answered)" : "");
+	else if (!j->cb.netid[0] && !j->cb.addr[0])
+		/* it gave none (no delegations wanted): not worth a line a
+		 * client at the default level */
+		log_debug("nfs4: client %016llx has no callback address",
+			  (unsigned long long)j->clientid);
 	else
 		log_info("nfs4: client %016llx callback path down (%s)",
 			 (unsigned long long)j->clientid,
