@@ -1167,6 +1167,16 @@ def t_session_limits(port):
         ss = Session(s, 1, f"{name}-{what}", reclaim_complete=False,
                      fore=fore or Session.ATTRS, back=back or Session.ATTRS)
         expect(f"lim_create_session_{what}", ss.cs_status, want)
+    # BACKCHANNEL_CTL (§18.33): a credential that makes the callbacks
+    # larger than the back channel takes is INVAL
+    ss = Session(s, 1, name + "-bcctl", back=(0, 300, 4096, 0, 2, 1))
+    if check("lim_bcctl_session", ss.error is None, f"{ss.error}"):
+        authsys = (u32(1) + u32(1) + u32(0) + opaque(b"m" * 200) + u32(0)
+                   + u32(0) + u32(0))
+        r = ss.call([op(40, u32(0x40000000) + authsys)])
+        expect("lim_backchannel_ctl_cred_too_big_inval", r.status, INVAL)
+        r = ss.call([op(40, u32(0x40000000) + u32(1) + u32(0))])
+        expect("lim_backchannel_ctl_auth_none_ok", r.status, 0)
     for flags, want in ((0x8, INVAL), (0x80000000, INVAL), (0x1, 0),
                         (0x4, 0)):
         ss = Session(s, 1, f"{name}-flags-{flags:x}", reclaim_complete=False,

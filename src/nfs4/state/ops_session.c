@@ -493,7 +493,9 @@ static bool dec_BACKCHANNEL_CTL4args(struct xdr_buf *x, void *p)
 
 /**
  * nfs4_op_backchannel_ctl() - RFC 8881 §18.33: new callback program and
- * security parameters for the session's back channel, probed with them.
+ * security parameters for the session's back channel, probed with them;
+ * INVAL (nothing changed) for a credential that would make nasd's calls
+ * larger than the channel's ca_maxrequestsize.
  */
 uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, void *args,
 				 void *res)
@@ -503,6 +505,9 @@ uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, void *args,
 	(void)res;
 	if (!c->session)
 		return NFS4ERR_OP_NOT_IN_SESSION;
+	if (nfs4_bc_call_max(&a->bca_sec) >
+	    c->session->back.ca_maxrequestsize)
+		return NFS4ERR_INVAL;
 	pthread_mutex_lock(&c->session->mu);
 	c->session->cb_program = a->bca_cb_program;
 	c->session->cb_sec = a->bca_sec;
