@@ -19,6 +19,15 @@
 # what a buffered server kept from the first, i.e. memory again). Data that
 # does not fit in memory is the memory-pressure scenario.
 #
+# Comparable runs: as root, every export, state directory and log lives
+# on a scratch filesystem made for this run (a sparse image on a loop
+# device with direct I/O, so its data is not cached twice; ext4 with its
+# journal and inode tables written at mkfs, so no lazy init runs during
+# the workloads), the same for every server; what earlier runs created and
+# removed on the machine's own filesystem cannot change the figures.
+# --no-scratch runs in /tmp instead. machine.txt records the filesystem
+# and the machine's load and available memory at the start.
+#
 # A/B of two nasd builds: --baseline DIR adds DIR/nasd (another build,
 # e.g. of the commit before a change) as a third server, "base", run the
 # same way as nasd in every workload, the find-max searches and (io=direct)
@@ -41,7 +50,7 @@
 # usage: bench/compare.sh [--build DIR] [--reps N] [--quick] [--memory |
 #                         --no-memory] [--no-find-max] [--results DIR]
 #                         [--workloads LIST] [--baseline DIR] [--no-ganesha]
-#                         [--smb | --no-smb]
+#                         [--smb | --no-smb] [--no-scratch]
 # --workloads: a comma-separated subset of seq-write, seq-read,
 # seq-read-cold, rand-read, swbuild (default all; the read workloads need
 # the files seq-write leaves, so keep seq-write in the list). The swbuild
@@ -60,6 +69,8 @@ ONLY=
 BASE_BUILD=
 GANESHA=1
 SMB=auto
+SCRATCH=auto
+SCRATCH_GB=64
 
 usage() {
 	sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
@@ -80,6 +91,7 @@ while [ $# -gt 0 ]; do
 	--no-ganesha) GANESHA=0 ;;
 	--smb) SMB=only ;;
 	--no-smb) SMB=0 ;;
+	--no-scratch) SCRATCH=0 ;;
 	-h|--help) usage 0 ;;
 	*) echo "compare.sh: unknown argument '$1'" >&2; usage 2 ;;
 	esac
@@ -137,8 +149,9 @@ fi
 log() { echo "== $*" >&2; }
 
 # ---- everything started here is stopped by the trap ----
-W=$(mktemp -d /tmp/nasd-bench-cmp.XXXXXX) || exit 1
-chmod 755 "$W"
+W0=$(mktemp -d /tmp/nasd-bench-cmp.XXXXXX) || exit 1
+W=$W0
+SCRATCH_DEV=
 NASD_PID=
 BASE_PID=
 GAN_PID=
@@ -169,10 +182,47 @@ cleanup() {
 	stop_pid "$GAN_PID"; GAN_PID=
 	stop_pid "$RPCB_PID"; RPCB_PID=
 	cg_remove
-	rm -rf "$W"
+	if [ -n "$SCRATCH_DEV" ]; then
+		cd / || true
+		umount "$W" 2>/dev/null || umount -l "$W" 2>/dev/null
+		losetup -d "$SCRATCH_DEV" 2>/dev/null
+	fi
+	rm -rf "$W0"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# ---- the scratch filesystem (see the header) ----
+scratch_make() {
+	local img=$W0/scratch.img dev
+	command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || {
+		echo "compare.sh: no losetup/mkfs.ext4: running in $W0" >&2
+		return 1
+	}
+	truncate -s "${SCRATCH_GB}G" "$img" &&
+		dev=$(losetup --direct-io=on -f --show "$img" 2>/dev/null) || {
+		echo "compare.sh: no loop device: running in $W0" >&2
+		rm -f "$img"
+		return 1
+	}
+	SCRATCH_DEV=$dev
+	# one inode per 256 KiB: enough for the SWBUILD trees, and tables
+	# small enough to write now
+	if ! mkfs.ext4 -q -F -i 262144 -E lazy_itable_init=0,lazy_journal_init=0 \
+		"$dev" >/dev/null 2>&1 || ! mkdir -p "$W0/fs" ||
+		! mount -t ext4 "$dev" "$W0/fs"; then
+		echo "compare.sh: cannot make the scratch filesystem: running in $W0" >&2
+		losetup -d "$dev" 2>/dev/null
+		SCRATCH_DEV=
+		rm -f "$img"
+		return 1
+	fi
+	W=$W0/fs
+}
+if [ "$SCRATCH" = auto ] && [ "$(id -u)" = 0 ]; then
+	scratch_make || true
+fi
+chmod 755 "$W0" "$W"
 
 # ---- ports (13000-13999 belong to the bench) ----
 port_in_use() { [ -n "$(ss -Htan "sport = :$1" 2>/dev/null | head -n 1)" ]; }
@@ -612,7 +662,8 @@ rm -f "$RESULTS"/*.json "$RESULTS"/*.err "$RESULTS"/summary.md
 	echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "mem=$(free -h | awk '/^Mem:/ {print $2}')"
 	echo "kernel=$(uname -r)"
-	echo "fs=$(df -T "$W" | awk 'NR == 2 {print $2 " on " $1}')"
+	echo "fs=$(df -T "$W" | awk 'NR == 2 {print $2 " on " $1}')${SCRATCH_DEV:+ (scratch, made for this run)}"
+	echo "memavail_start=$(awk '/^MemAvailable:/ {printf "%.1fGi", $2 / 1048576}' /proc/meminfo)"
 	echo "disk=$(lsblk -dno NAME,ROTA,SIZE,MODEL 2>/dev/null | tr '\n' ';')"
 	echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "nasd=$(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null)$(cd "$HERE/.." && git diff --quiet 2>/dev/null || echo +dirty)"

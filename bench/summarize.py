@@ -131,6 +131,7 @@ def main():
     p("")
     for k in ("date", "nproc", "cpu", "mem", "kernel", "fs", "disk",
               "ganesha", "libnfs", "nasd", "reps", "loadavg_start",
+              "memavail_start",
               "loadavg_end"):
         if k in machine:
             p("- %s: %s" % (k, machine[k]))

@@ -51,7 +51,8 @@ def main():
     p("# nasd vs Samba over SMB 3.1.1 (nasd-bench, compare.sh)")
     p("")
     for k in ("date", "nproc", "cpu", "mem", "kernel", "fs", "samba",
-              "nasd", "reps", "loadavg_start", "loadavg_end"):
+              "nasd", "reps", "loadavg_start", "memavail_start",
+              "loadavg_end"):
         if k in machine:
             p("- %s: %s" % (k, machine[k]))
     p("")

@@ -1342,7 +1342,7 @@ def t_client_memory(nasd, tmp):
             return
         r = compound(s, 0, [op(30, u64(live[0]))])
         expect("mem_renew_live_ok", r.status, 0)
-        time.sleep(12)                 # the lease (10 s) lapses
+        time.sleep(13)                 # the lease (10 s) lapses
         r = compound(s, 0, [op(30, u64(live[0]))])
         expect("mem_renew_lapsed_expired", r.status, 10011)
         st, _ = setclientid40(s, f"mem-after-{pid}")
@@ -1394,8 +1394,9 @@ def t_courtesy(nasd, tmp):
         check("courtesy_state_taken", rb.status == 0 and rl.status == 0 and
               rs.status == 0,
               f"{sname(rb.status)} {sname(rl.status)} {sname(rs.status)}")
-        # the other client renews; the three say nothing for 13 s
-        for _ in range(13):
+        # the other client renews; the three say nothing for 15 s (a
+        # 10 s lease, and the reaper's 1 s tick with room to spare)
+        for _ in range(15):
             time.sleep(1)
             cl["other"].ss.call([])
         r = cl["back"].read(rb.fh, rb.stateid, 0, 9)
