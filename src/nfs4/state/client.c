@@ -82,17 +82,19 @@ static bool client_idle(struct nfs4_client *cl)
 }
 
 /*
- * Make room for @n bytes: first clients whose lease lapsed (the reaper
- * would take them within a second), then unconfirmed records, oldest
- * first (a flood of SETCLIENTID or EXCHANGE_ID never confirmed must not
- * lock real clients out).
+ * Make room for @n bytes: first courtesy clients (lapsed, their state
+ * kept; any other lapsed client is the reaper's within a second, so the
+ * whole list is walked for them only when there are some: at the ceiling
+ * every new client comes here), then unconfirmed records, oldest first
+ * (a flood of SETCLIENTID or EXCHANGE_ID never confirmed must not lock
+ * real clients out).
  */
 static void client_make_room(uint64_t n, const struct nfs4_client *keep)
 {
 	struct nfs4_list *l, *next;
 	int pass;
 
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = nfs4_st.ncourtesy ? 0 : 1; pass < 2; pass++) {
 		for (l = nfs4_st.clients.next;
 		     l != &nfs4_st.clients &&
 		     nfs4_st.client_mem + n > nfs4_st.client_mem_max;
