@@ -55,6 +55,9 @@ struct export_wide {
 	/* SMB: anonymous (guest) sessions may connect, as the export's
 	 * anonymous uid/gid (smb_guest=yes; default no). */
 	bool smb_guest;
+	/* SMB: only encrypted requests are served (smb_encrypt=required;
+	 * default auto: a client encrypts if it wants to). */
+	bool smb_encrypt;
 	/* NFSv4: no delegations are granted (deleg=no; default yes). */
 	bool no_deleg;
 	/* NFSv4.2: no extended attributes (RFC 8276) are served (xattr=no;

@@ -198,6 +198,20 @@ static int wide_parse_smb_guest(struct export_wide *w, const char *val,
 	return parse_yes_no("smb_guest", val, &w->smb_guest, c);
 }
 
+/* smb_encrypt=required|auto: does the share take only encrypted SMB? */
+static int wide_parse_smb_encrypt(struct export_wide *w, const char *val,
+				  const struct export_ctx *c)
+{
+	if (strcmp(val, "required") == 0)
+		w->smb_encrypt = true;
+	else if (strcmp(val, "auto") == 0)
+		w->smb_encrypt = false;
+	else
+		return export_err(c, "bad smb_encrypt value '%s' (required "
+				  "or auto)", val);
+	return 0;
+}
+
 /* deleg=yes|no: may NFSv4 clients get delegations of its files? */
 static int wide_parse_deleg(struct export_wide *w, const char *val,
 			    const struct export_ctx *c)
@@ -268,6 +282,11 @@ static const struct wide_opt wide_opts[] = {
 		.name = "smb_guest",
 		.parse = wide_parse_smb_guest,
 		WIDE_FIELD(smb_guest),
+	},
+	{
+		.name = "smb_encrypt",
+		.parse = wide_parse_smb_encrypt,
+		WIDE_FIELD(smb_encrypt),
 	},
 	{
 		.name = "deleg",

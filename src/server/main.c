@@ -69,7 +69,8 @@ struct options {
 	long callback_rpcbind_port;         /* --callback-rpcbind-port */
 };
 
-/* SMB settings (--smb-signing, --smb-2.0.2); the rest at start. */
+/* SMB settings (--smb-signing, --smb-encrypt, --smb-2.0.2); the rest at
+ * start. */
 static struct smb2_config smb_cfg = {
 	.signing_required = true,
 };
@@ -107,6 +108,7 @@ enum {
 	OPT_SMB_LISTEN,
 	OPT_SHARE,
 	OPT_SMB_SIGNING,
+	OPT_SMB_ENCRYPT,
 	OPT_SMB_202,
 	OPT_NLM_PORT,
 	OPT_STATD_PORT,
@@ -174,6 +176,7 @@ static const struct option long_opts[] = {
 	{ "smb-listen", required_argument, NULL, OPT_SMB_LISTEN },
 	{ "share", required_argument, NULL, OPT_SHARE },
 	{ "smb-signing", required_argument, NULL, OPT_SMB_SIGNING },
+	{ "smb-encrypt", required_argument, NULL, OPT_SMB_ENCRYPT },
 	{ "smb-2.0.2", no_argument, NULL, OPT_SMB_202 },
 	{ "nlm-port", required_argument, NULL, OPT_NLM_PORT },
 	{ "statd-port", required_argument, NULL, OPT_STATD_PORT },
@@ -251,6 +254,10 @@ static void usage(FILE *f)
 		"                            --export PATH:OPTS,smb=NAME)\n"
 		"      --smb-signing required|optional  SMB signing "
 		"(default required)\n"
+		"      --smb-encrypt auto|required|off  SMB3 encryption: "
+		"for\n"
+		"                            clients that ask (default), for "
+		"all, or none\n"
 		"      --smb-2.0.2           also offer the SMB 2.0.2 dialect\n"
 		"      --max-open-files N    objects in the open-file cache "
 		"(default 65536)\n"
@@ -493,6 +500,16 @@ static int parse_args(int argc, char **argv)
 				smb_cfg.signing_required = true;
 			else if (!strcmp(optarg, "optional"))
 				smb_cfg.signing_required = false;
+			else
+				goto bad;
+			break;
+		case OPT_SMB_ENCRYPT:
+			if (!strcmp(optarg, "auto"))
+				smb_cfg.encrypt = SMB2_ENCRYPT_AUTO;
+			else if (!strcmp(optarg, "required"))
+				smb_cfg.encrypt = SMB2_ENCRYPT_REQUIRED;
+			else if (!strcmp(optarg, "off"))
+				smb_cfg.encrypt = SMB2_ENCRYPT_OFF;
 			else
 				goto bad;
 			break;

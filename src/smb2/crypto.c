@@ -638,14 +638,6 @@ static const struct dialect_kdf dialect_kdfs[] = {
 	},
 };
 
-/* Key bytes per cipher (§3.1.4.2: L = 128 or 256). */
-static const size_t cipher_key_len[] = {
-	[SMB2_CIPHER_AES128_CCM] = 16,
-	[SMB2_CIPHER_AES128_GCM] = 16,
-	[SMB2_CIPHER_AES256_CCM] = 32,
-	[SMB2_CIPHER_AES256_GCM] = 32,
-};
-
 static const struct dialect_kdf *dialect_kdf_find(uint16_t dialect)
 {
 	size_t i;
@@ -751,8 +743,9 @@ int smb2_session_keys_derive(struct smb2_keys *k, uint16_t dialect,
 		memcpy(k->app, session_key, sizeof(k->app));
 	if (ret || cipher == SMB2_CIPHER_NONE)
 		goto out;
-	/* §3.3.5.5.3: the AES-256 ciphers key from Session.FullSessionKey */
-	len = cipher_key_len[cipher];
+	/* §3.3.5.5.3: the AES-256 ciphers key from Session.FullSessionKey
+	 * (§3.1.4.2: L = 128 or 256) */
+	len = smb2_cipher_key_len(cipher);
 	ckey = len == 32 ? gss_key : session_key;
 	ckey_len = len == 32 ? gss_len : sizeof(session_key);
 	ret = kdf_derive(ckey, ckey_len, d->c2s_label, d->c2s_ctx, preauth,
@@ -760,6 +753,10 @@ int smb2_session_keys_derive(struct smb2_keys *k, uint16_t dialect,
 	if (!ret)
 		ret = kdf_derive(ckey, ckey_len, d->s2c_label, d->s2c_ctx,
 				 preauth, k->s2c, len);
+	if (!ret)
+		ret = smb2_seal_key_init(&k->dec, cipher, false, k->c2s, len);
+	if (!ret)
+		ret = smb2_seal_key_init(&k->enc, cipher, true, k->s2c, len);
 	if (!ret) {
 		k->cipher = cipher;
 		k->cipher_len = len;
@@ -776,6 +773,8 @@ void smb2_keys_wipe(struct smb2_keys *k)
 	if (!k)
 		return;
 	smb2_sign_key_wipe(&k->sign);
+	smb2_seal_key_wipe(&k->dec);
+	smb2_seal_key_wipe(&k->enc);
 	OPENSSL_cleanse(k, sizeof(*k));
 }
 

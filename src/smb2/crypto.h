@@ -42,30 +42,18 @@
  * once. Deriving into a struct, and wiping it, must not overlap any other
  * use of that struct (the session's reference count sees to that).
  *
- * Encryption (tier 3) is not built yet, but its keys are derived already
- * (c2s, s2c, with L = 256 and Session.FullSessionKey for the AES-256
- * ciphers) and the struct has room for it. To add it:
- *  - struct smb2_keys gains two `struct smb2_aead_key` (c2s: decrypt
- *    requests; s2c: encrypt replies), each an EVP_CIPHER_CTX keyed once
- *    for the cipher (AES-128/256-CCM or -GCM) kept as a template with
- *    spares, exactly as struct smb2_sign_key keeps its MAC, made by
- *    smb2_session_keys_derive() when @cipher is set and freed by
- *    smb2_keys_wipe(); s2c also holds a random salt and an atomic 64-bit
- *    counter so that no nonce repeats under one key (§3.3.4.1.4; the
- *    call fails once the counter is exhausted and the session must end).
- *  - smb2_encrypt(keys, session_id, iov, n, out_iov, transform[52]) writes
- *    the 52-byte SMB2 TRANSFORM_HEADER (§2.2.41: ProtocolId 0xFD 'S' 'M'
- *    'B', Nonce of 11 (CCM) or 12 (GCM) bytes, OriginalMessageSize, Flags
- *    = Encrypted, SessionId), uses its bytes 20..51 as the AAD, encrypts
- *    the iovecs into @out_iov (which may be the same segments: OpenSSL
- *    encrypts in place) and stores the tag as its Signature. CCM needs the
- *    total length before the data, which the iovec list gives.
- *  - smb2_decrypt(keys, msg, len) checks the TRANSFORM_HEADER (Flags,
- *    OriginalMessageSize against @len, SessionId), decrypts in place in
- *    the received buffer and lets EVP_DecryptFinal_ex compare the tag;
- *    the engine then parses the plaintext as an ordinary message.
+ * Encryption (crypto_seal.c, §3.1.4.3). With a cipher, the key set also
+ * holds two seal keys: @dec (Session.DecryptionKey, opens requests) and
+ * @enc (Session.EncryptionKey, seals responses and the server's own
+ * messages), each an AES-128/256-CCM or -GCM context keyed once and
+ * copied per message. smb2_encrypt() writes the 52-byte TRANSFORM_HEADER
+ * (§2.2.41) and encrypts the message's iovecs where they lie;
+ * smb2_decrypt() checks a received TRANSFORM_HEADER and decrypts the
+ * message after it in place. No nonce repeats under one key: each is the
+ * key's 64-bit message counter and a random salt.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +67,8 @@
 #define SMB2_PREAUTH_SIZE    64 /* SHA-512 */
 #define SMB2_GMAC_NONCE_SIZE 12
 #define SMB2_SIGN_SPARES     4 /* spare contexts kept per signing key */
+#define SMB2_TRANSFORM_LEN   52 /* the TRANSFORM_HEADER (§2.2.41) */
+#define SMB2_TRANSFORM_PROTOCOL_ID 0x424d53fdu /* 0xFD 'S' 'M' 'B' */
 
 /* SigningAlgorithmId values of SMB2_SIGNING_CAPABILITIES (§2.2.3.1.7). */
 enum smb2_sign_alg {
@@ -110,6 +100,19 @@ struct smb2_sign_key {
 	struct smb2_mac_pool *pool;
 };
 
+/*
+ * A key to encrypt or decrypt with (crypto_seal.c): @tmpl is an OpenSSL
+ * cipher context keyed for @cipher and one direction, only ever copied.
+ * An encryption key's nonces are @counter (taken atomically, never
+ * wrapping) and @salt.
+ */
+struct smb2_seal_key {
+	enum smb2_cipher cipher;
+	void *tmpl;
+	_Atomic uint64_t counter;
+	uint8_t salt[4];
+};
+
 /* A session's keys (MS-SMB2 §3.3.1.8), from smb2_session_keys_derive(). */
 struct smb2_keys {
 	struct smb2_sign_key sign;	  /* Session.SigningKey */
@@ -118,6 +121,8 @@ struct smb2_keys {
 	size_t cipher_len;		  /* 16 or 32; 0 with NONE */
 	uint8_t c2s[SMB2_CIPHER_KEY_MAX]; /* Session.DecryptionKey */
 	uint8_t s2c[SMB2_CIPHER_KEY_MAX]; /* Session.EncryptionKey */
+	struct smb2_seal_key dec;	  /* from @c2s, with a cipher */
+	struct smb2_seal_key enc;	  /* from @s2c, with a cipher */
 };
 
 /*
@@ -250,5 +255,53 @@ void smb2_preauth_init(uint8_t hash[SMB2_PREAUTH_SIZE]);
  */
 int smb2_preauth_update(uint8_t hash[SMB2_PREAUTH_SIZE],
 			const struct iovec *iov, int n);
+
+/* smb2_cipher_key_len() - key bytes of @c (16 or 32), 0 for none. */
+size_t smb2_cipher_key_len(enum smb2_cipher c);
+
+/*
+ * smb2_seal_key_init() - make @k (all zero, or wiped) a key of @cipher
+ * for encrypting (@encrypt) or decrypting with the @key_len bytes at
+ * @key, which must be smb2_cipher_key_len(@cipher); an encryption key
+ * gets a random salt and its counter at 0. Returns 0, -EINVAL, -ENOMEM,
+ * -EIO, -EOPNOTSUPP (libcrypto lacks the cipher); on failure @k stays all
+ * zero. The owner ends it with smb2_seal_key_wipe().
+ */
+int smb2_seal_key_init(struct smb2_seal_key *k, enum smb2_cipher cipher,
+		       bool encrypt, const uint8_t *key, size_t key_len);
+
+/* smb2_seal_key_wipe() - free and cleanse @k (NULL or all zero: nothing). */
+void smb2_seal_key_wipe(struct smb2_seal_key *k);
+
+/*
+ * smb2_encrypt() - encrypt the message @iov[0..@n) (an SMB2 message or
+ * compound, 1 to 4 GiB - 1 bytes) in place with @k and write its
+ * TRANSFORM_HEADER into @th (§3.1.4.3): a fresh nonce, OriginalMessageSize,
+ * Flags = Encrypted, @session_id, and the tag as Signature, the header from
+ * its Nonce on being the authenticated data. The caller sends @th then the
+ * iovecs. Returns 0, -EINVAL, -ENOMEM, -EIO, or -EOVERFLOW when @k's
+ * nonces are used up (the session must end); on failure the iovecs may
+ * be garbled and must not be sent.
+ */
+int smb2_encrypt(struct smb2_seal_key *k, uint64_t session_id,
+		 const struct iovec *iov, int n,
+		 uint8_t th[SMB2_TRANSFORM_LEN]);
+
+/*
+ * smb2_transform_parse() - whether the @len bytes at @msg are a
+ * well-formed encrypted message (§3.3.5.2.1.1): ProtocolId 0xFD 'S' 'M'
+ * 'B', Flags = Encrypted, OriginalMessageSize = what follows the header,
+ * and something follows. Gives its SessionId. Returns 0 or -EBADMSG.
+ */
+int smb2_transform_parse(const uint8_t *msg, size_t len, uint64_t *session_id);
+
+/*
+ * smb2_decrypt() - open the encrypted message at @msg (@len bytes from its
+ * TRANSFORM_HEADER) with @k: the plaintext replaces the ciphertext in
+ * place, at @msg + SMB2_TRANSFORM_LEN. Returns 0, -ENOMEM, or -EBADMSG
+ * (malformed, or the tag does not match: then the bytes after the header
+ * are wiped).
+ */
+int smb2_decrypt(const struct smb2_seal_key *k, uint8_t *msg, size_t len);
 
 #endif

@@ -16,11 +16,19 @@ struct sockaddr_storage;
 struct transport_proto;
 struct smb2_users;
 
+/* --smb-encrypt: whether clients may, or must, encrypt (MS-SMB2 §3.1.4.3). */
+enum smb2_encrypt_mode {
+	SMB2_ENCRYPT_AUTO = 0,       /* offered; clients that ask encrypt */
+	SMB2_ENCRYPT_OFF,            /* no cipher is negotiated */
+	SMB2_ENCRYPT_REQUIRED,       /* every session encrypts, or none */
+};
+
 struct smb2_config {
 	const char *state_dir;       /* server GUID file */
 	struct smb2_users *users;    /* the user database (auth/users.h) */
 	bool signing_required;       /* default true (Windows 11 24H2 too) */
 	bool allow_smb202;           /* offer 2.0.2 (off by default) */
+	enum smb2_encrypt_mode encrypt;
 	uint32_t max_credits;        /* 0: SMB2_MAX_CREDITS */
 	const char *netbios_name;    /* NULL: from the host name */
 	const char *domain;          /* NULL: the NetBIOS name */

@@ -22,6 +22,7 @@
 
 #include "core/log.h"
 #include "smb2/smb2_open.h"
+#include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
 #include "transport/transport.h"
 
@@ -78,6 +79,7 @@ struct smb2_async *smb2_async_start(struct smb2_work *w, struct smb2_open *o,
 	a->credit_charge = w->credit_charge;
 	a->session_id = w->session_id;
 	a->sign = w->sign;
+	a->seal = w->seal != NULL;
 	a->sess = w->sess;
 	smb2_session_get(a->sess);
 	a->open = o;
@@ -165,7 +167,15 @@ static void final_send(struct smb2_async *a, uint32_t status,
 	put_le64(p + SMB2_HDR_ASYNC_ID, a->id);
 	put_le64(p + SMB2_HDR_SESSION_ID, a->session_id);
 	memcpy(p + SMB2_HDR_LEN, body, len);
-	if (a->sign && s->have_keys) {
+	if (a->seal) {
+		/* It answers an encrypted request (§3.3.4.1.4): encrypted,
+		 * not signed. */
+		if (smb2_reply_seal(m, s) < 0) {
+			transport_msg_free(m);
+			transport_conn_shutdown(a->tconn);
+			return;
+		}
+	} else if (a->sign && s->have_keys) {
 		struct iovec iov = { .iov_base = p, .iov_len = n };
 
 		put_le32(p + SMB2_HDR_FLAGS,

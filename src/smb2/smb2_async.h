@@ -59,6 +59,7 @@ struct smb2_async {
 	uint64_t message_id;
 	uint64_t session_id;
 	bool sign;                    /* sign the final response */
+	bool seal;                    /* encrypt it with @sess's key */
 	const struct smb2_async_ops *ops;
 	void *priv;                   /* the command's (malloc'd; freed) */
 	struct timer timer;           /* the command's to arm */

@@ -20,6 +20,7 @@
 
 #include "core/log.h"
 #include "core/stats.h"
+#include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
 #include "smb2/smb2_sign.h"
 #include "transport/transport.h"
@@ -343,7 +344,9 @@ static bool rsp_commit(struct smb2_work *w, bool more)
 			 (uint32_t)w->rsp.pos);
 	}
 	smb2_preauth_response(w);
-	if (w->sign)
+	/* An encrypted response is not signed: the cipher's tag
+	 * authenticates it (§3.3.4.1.1). */
+	if (w->sign && !w->seal)
 		smb2_sign_response(w);
 	w->seg_used += w->rsp.pos;
 	return true;
@@ -461,18 +464,21 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 	bool dead;
 
 	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0) {
-		/* Inherit, and check again that it is still alive. */
-		if (!w->sess)
+		/* Inherit, and check again that it is still alive. After a
+		 * command whose session was not found there is nothing to
+		 * inherit; the answer is still signed with the last session
+		 * found (as Samba: smbtorture compound.invalid2). */
+		if (!w->sess || w->sess_lost)
 			return STATUS_INVALID_PARAMETER;
 		w->session_id = w->sess->id;
 	} else {
+		s = w->session_id ? smb2_session_find(w->conn, w->session_id)
+				  : NULL;
+		w->sess_lost = !s;
+		if (!s)
+			return STATUS_USER_SESSION_DELETED;
 		smb2_session_put(w->sess);
-		w->sess = NULL;
-		if (!w->session_id)
-			return STATUS_USER_SESSION_DELETED;
-		w->sess = smb2_session_find(w->conn, w->session_id);
-		if (!w->sess)
-			return STATUS_USER_SESSION_DELETED;
+		w->sess = s;
 	}
 	s = w->sess;
 	pthread_mutex_lock(&s->mu);
@@ -493,6 +499,19 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 				       : STATUS_USER_SESSION_DELETED;
 }
 
+/*
+ * The session whose key signs a refusal: the command's own, or for a
+ * related command after one whose session was not found, the last one
+ * found.
+ */
+static bool session_for_refusal(struct smb2_work *w, const struct smb2_cmd *cmd)
+{
+	uint32_t st = find_session(w, cmd);
+
+	return st == STATUS_SUCCESS ||
+	       (st == STATUS_INVALID_PARAMETER && w->sess && w->sess_lost);
+}
+
 /* The tree of the command (§3.3.5.2.11). */
 static uint32_t find_tree(struct smb2_work *w)
 {
@@ -507,12 +526,29 @@ static uint32_t find_tree(struct smb2_work *w)
 	return w->tree ? STATUS_SUCCESS : STATUS_NETWORK_NAME_DELETED;
 }
 
+/*
+ * §3.3.5.2.9, §3.3.5.2.11: a session or share that requires encryption
+ * takes only encrypted requests (SESSION_SETUP and, for a share, TREE_
+ * CONNECT excepted: they come before the client knows), and what it
+ * answers leaves encrypted.
+ */
+static uint32_t check_encrypted(struct smb2_work *w, bool required)
+{
+	if (!required || w->encrypted)
+		return STATUS_SUCCESS;
+	if (!w->seal && smb2_session_seals(w->sess)) {
+		smb2_session_get(w->sess);
+		w->seal = w->sess;
+	}
+	return STATUS_ACCESS_DENIED;
+}
+
 /* Each command's counter slot in `nasd stats` ("smb2", 2, command),
  * plus one (0: not counted). */
 static int cmd_slot[SMB2_NCOMMANDS];
 
 atomic_ullong smb2_n_trees, smb2_n_opens, smb2_n_credits,
-	smb2_n_signed_bytes;
+	smb2_n_signed_bytes, smb2_n_sealed_bytes;
 
 static uint64_t n_sessions(void)
 {
@@ -540,6 +576,12 @@ static uint64_t n_signed_bytes(void)
 				    memory_order_relaxed);
 }
 
+static uint64_t n_sealed_bytes(void)
+{
+	return atomic_load_explicit(&smb2_n_sealed_bytes,
+				    memory_order_relaxed);
+}
+
 void smb2_stats_init(void)
 {
 	unsigned int i;
@@ -553,6 +595,9 @@ void smb2_stats_init(void)
 			      false, n_credits);
 	(void)stats_value_add("smb2_signed_bytes_total", "SMB message bytes "
 			      "signed or verified.", true, n_signed_bytes);
+	(void)stats_value_add("smb2_encrypted_bytes_total", "SMB message "
+			      "bytes encrypted or decrypted.", true,
+			      n_sealed_bytes);
 
 	for (i = 0; i < SMB2_NCOMMANDS; i++)
 		if (smb2_cmds[i].name)
@@ -622,6 +667,11 @@ static void send_interim(struct smb2_work *w)
 	put_le64(h + SMB2_HDR_SESSION_ID, w->session_id);
 	put_le16(h + SMB2_HDR_LEN, SMB2_ERROR_STRUCTURE_SIZE);
 	w->interim_sent = true;
+	if (w->seal && smb2_reply_seal(m, w->seal) < 0) {
+		transport_msg_free(m);
+		transport_conn_shutdown(w->req->conn);
+		return;
+	}
 	(void)transport_msg_send(m);
 }
 
@@ -664,9 +714,15 @@ static bool run_command(struct smb2_work *w)
 	if (cmd->needs_session || (w->flags & SMB2_FLAGS_SIGNED) ||
 	    (w->command == SMB2_ECHO && w->session_id)) {
 		status = find_session(w, cmd);
+		if (status == STATUS_INVALID_PARAMETER && w->sess)
+			goto out_refuse;
 		if (status != STATUS_SUCCESS)
 			goto out_finish;
 		status = smb2_sign_check_request(w);
+		if (status != STATUS_SUCCESS)
+			goto out_finish;
+		status = check_encrypted(w, w->command != SMB2_SESSION_SETUP &&
+						    w->sess->encrypt_data);
 		if (status != STATUS_SUCCESS)
 			goto out_finish;
 		/* Decided now: the handler may end the session (LOGOFF)
@@ -690,6 +746,9 @@ static bool run_command(struct smb2_work *w)
 	}
 	if (cmd->needs_tree) {
 		status = find_tree(w);
+		if (status != STATUS_SUCCESS)
+			goto out_finish;
+		status = check_encrypted(w, w->tree->encrypt);
 		if (status != STATUS_SUCCESS)
 			goto out_finish;
 		/* Every command on a share runs as the tree's (squashed)
@@ -736,7 +795,7 @@ out_refuse:
 	 * signed session drops an unsigned one: compound.invalid4). */
 	if (((w->flags & SMB2_FLAGS_SIGNED) ||
 	     ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0)) &&
-	    w->conn->negotiated && find_session(w, cmd) == STATUS_SUCCESS &&
+	    w->conn->negotiated && session_for_refusal(w, cmd) &&
 	    smb2_sign_check_request(w) == STATUS_SUCCESS)
 		w->sign = w->command != SMB2_SESSION_SETUP &&
 			  smb2_sign_wanted(w);
@@ -765,6 +824,8 @@ static void work_release(struct smb2_work *w)
 	w->sess = NULL;
 	smb2_tree_put(w->tree);
 	w->tree = NULL;
+	smb2_session_put(w->seal);
+	w->seal = NULL;
 }
 
 enum req_verdict smb2_process(struct req *r)
@@ -773,24 +834,43 @@ enum req_verdict smb2_process(struct req *r)
 	struct smb2_work *w = r->proto;
 
 	if (!w) {
-		if (!r->msg_len)
+		struct smb2_session *seal = NULL;
+		uint8_t *msg = r->msg;
+		size_t len = r->msg_len;
+
+		if (!len)
 			return REQ_DROP; /* a NetBIOS keepalive */
-		if (r->msg_len < 4)
+		if (len < 4)
 			goto out_violation;
-		if (get_le32(r->msg) == SMB1_PROTOCOL_ID) {
-			if (smb2_smb1_negotiate(c, r, r->msg, r->msg_len))
+		if (get_le32(msg) == SMB1_PROTOCOL_ID) {
+			if (smb2_smb1_negotiate(c, r, msg, len))
 				return REQ_REPLY;
 			goto out_violation;
 		}
-		if (get_le32(r->msg) != SMB2_PROTOCOL_ID)
-			goto out_violation; /* TRANSFORM: not negotiated */
+		if (get_le32(msg) == SMB2_TRANSFORM_PROTOCOL_ID) {
+			/* §3.3.5.2.1.1: opened in place, or the connection
+			 * closes (no session, a bad tag, no cipher). */
+			seal = smb2_request_decrypt(c, msg, len);
+			if (!seal)
+				goto out_violation;
+			msg += SMB2_TRANSFORM_LEN;
+			len -= SMB2_TRANSFORM_LEN;
+		}
+		if (len < 4 || get_le32(msg) != SMB2_PROTOCOL_ID) {
+			smb2_session_put(seal);
+			goto out_violation;
+		}
 		w = req_alloc(r, sizeof(*w));
-		if (!w)
+		if (!w) {
+			smb2_session_put(seal);
 			return REQ_DROP;
+		}
 		r->proto = w;
 		w->req = r;
 		w->conn = c;
-		sb_init(&w->msg, r->msg, r->msg_len);
+		w->seal = seal;
+		w->encrypted = seal != NULL;
+		sb_init(&w->msg, msg, len);
 		w->seg_base = req_reply_start(r, RSP_FIRST);
 		if (!w->seg_base)
 			return REQ_DROP;
@@ -803,6 +883,12 @@ enum req_verdict smb2_process(struct req *r)
 	}
 	for (;;) {
 		if (w->index >= SMB2_MAX_COMPOUND || !header_parse(w))
+			goto out_violation;
+		/* An encrypted message speaks for the session whose key
+		 * opened it, and for no other. */
+		if (w->encrypted && w->session_id != w->seal->id &&
+		    !((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) &&
+		      w->index > 0 && w->session_id == UINT64_MAX))
 			goto out_violation;
 		/* CANCEL takes no credit and gets no response. */
 		if (w->command == SMB2_CANCEL) {
@@ -829,6 +915,11 @@ next:
 		w->index++;
 	}
 	req_reply_used(r, w->seg_used);
+	if (w->answered && w->seal && smb2_reply_seal(r, w->seal) < 0) {
+		work_release(w);
+		transport_conn_shutdown(r->conn);
+		return REQ_DROP;
+	}
 	work_release(w);
 	if (!w->answered)
 		return REQ_DROP;

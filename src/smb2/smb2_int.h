@@ -90,6 +90,9 @@ struct smb2_conn {
 	uint32_t server_caps;
 	uint8_t client_guid[16];
 	enum smb2_sign_alg sign_alg; /* by dialect, or the 3.1.1 context */
+	/* Connection.CipherId: 3.1.1's context, AES-128-CCM for 3.0.x when
+	 * the client can encrypt; NONE: no encryption on this connection */
+	enum smb2_cipher cipher;
 	bool posix;                  /* the client offered POSIX extensions */
 	uint8_t preauth[64];         /* 3.1.1: hash after NEGOTIATE */
 
@@ -135,8 +138,12 @@ struct smb2_session {
 	bool setup_busy;             /* a SESSION_SETUP is stepping @auth */
 	uint8_t preauth[64];         /* 3.1.1: session's preauth hash */
 	bool signing_required;
+	bool encrypt_data;           /* Session.EncryptData (--smb-encrypt) */
 	bool anonymous;
 	bool have_keys;              /* @keys derived: the session signs */
+	/* The client has sent an encrypted request on this session: the
+	 * server's own messages to it (oplock breaks) go encrypted too. */
+	atomic_bool client_seals;
 	struct smb2_keys keys;
 	/* the user, mapped to a local identity (export admission squashes
 	 * it per share) */
@@ -162,6 +169,7 @@ struct smb2_tree {
 	struct smb2_session *sess;   /* referenced */
 	atomic_bool dead;
 	bool ipc;                    /* IPC$ */
+	bool encrypt;                /* Share.EncryptData: only encrypted */
 	struct export_table *table;  /* held while the tree lives */
 	struct export *export;       /* NULL for IPC$ */
 	struct export_access acc;    /* options and squashed identity */
@@ -244,6 +252,7 @@ struct smb2_work {
 	bool have_fid;
 	uint32_t fid_error;          /* a failed CREATE's status, or 0 */
 	bool related_bad;            /* related to nothing (index 0) */
+	bool sess_lost;              /* the last session lookup failed */
 	uint32_t last_status;
 
 	/* The responses: the open reply segment holds @seg_used bytes of
@@ -256,6 +265,11 @@ struct smb2_work {
 	struct smb2_buf rsp;
 	uint32_t granted;            /* credits granted in this response */
 	bool sign;                   /* sign this response */
+	/* The message arrived encrypted under @seal's key, or a command's
+	 * session or share requires encryption: the reply leaves encrypted
+	 * with @seal's key (referenced), and unsigned. */
+	bool encrypted;
+	struct smb2_session *seal;
 	uint32_t delay_ms;           /* answer this much later (logon) */
 	bool answered;               /* a response was committed */
 	uint8_t err_data[8];         /* an error response's ErrorData */
@@ -311,9 +325,9 @@ const uint8_t *smb2_server_guid(void);
 extern const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS];
 /* What `nasd stats` shows of SMB besides the commands (smb2_dispatch.c
  * registers them): objects alive now, credits clients hold, bytes signed
- * and verified. */
+ * and verified, bytes encrypted and decrypted. */
 extern atomic_ullong smb2_n_trees, smb2_n_opens, smb2_n_credits,
-	smb2_n_signed_bytes;
+	smb2_n_signed_bytes, smb2_n_sealed_bytes;
 
 /* smb2_stats_init() - give each command a counter in `nasd stats`. */
 void smb2_stats_init(void);

@@ -219,8 +219,9 @@ static uint32_t fsctl_validate_negotiate(struct fsctl_call *c)
 	 * 2.0.2 server has no such FSCTL; Samba answers the same). */
 	if (mine == SMB2_DIALECT_0202)
 		return STATUS_FILE_CLOSED;
-	/* The answer is only worth anything signed (§3.2.5.14.12). */
-	if (!(w->flags & SMB2_FLAGS_SIGNED) || !w->sign)
+	/* The answer is only worth anything signed (§3.2.5.14.12), or
+	 * encrypted, whose tag authenticates it as well. */
+	if (!w->encrypted && (!(w->flags & SMB2_FLAGS_SIGNED) || !w->sign))
 		return STATUS_ACCESS_DENIED;
 	if (!sb_get_u32(&c->in, &caps) || !sb_get_bytes(&c->in, guid, 16) ||
 	    !sb_get_u16(&c->in, &sec) || !sb_get_u16(&c->in, &n) ||

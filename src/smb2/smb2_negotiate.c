@@ -31,6 +31,16 @@ struct neg_ctx {
 	bool posix;
 	uint16_t sign_alg;
 	bool sign_alg_set;
+	enum smb2_cipher cipher;     /* the one chosen, or NONE */
+};
+
+/* The ciphers offered, best first (AES-128-GCM is the fastest here; the
+ * 256-bit ones for the clients that insist). */
+static const enum smb2_cipher ciphers[] = {
+	SMB2_CIPHER_AES128_GCM,
+	SMB2_CIPHER_AES128_CCM,
+	SMB2_CIPHER_AES256_GCM,
+	SMB2_CIPHER_AES256_CCM,
 };
 
 /* The dialects this server speaks, best first. */
@@ -53,6 +63,38 @@ static uint16_t pick_dialect(const uint16_t *offered, uint16_t n)
 				return dialects[i];
 	}
 	return 0;
+}
+
+/*
+ * SMB2_ENCRYPTION_CAPABILITIES (§2.2.3.1.2): the best cipher of ours the
+ * client lists, none with --smb-encrypt off (§3.3.5.4: the answer then
+ * names cipher 0).
+ */
+static uint32_t ctx_parse_ciphers(struct smb2_buf *d, struct neg_ctx *nc)
+{
+	uint16_t count, id, i;
+	uint32_t offered = 0;
+	size_t j;
+
+	if (nc->encryption || !sb_get_u16(d, &count) || !count)
+		return STATUS_INVALID_PARAMETER;
+	for (i = 0; i < count; i++) {
+		if (!sb_get_u16(d, &id))
+			return STATUS_INVALID_PARAMETER;
+		if (id < 32)
+			offered |= 1u << id;
+	}
+	nc->encryption = true;
+	nc->cipher = SMB2_CIPHER_NONE;
+	if (smb2_cfg()->encrypt == SMB2_ENCRYPT_OFF)
+		return STATUS_SUCCESS;
+	for (j = 0; j < sizeof(ciphers) / sizeof(ciphers[0]); j++) {
+		if (offered & (1u << ciphers[j])) {
+			nc->cipher = ciphers[j];
+			break;
+		}
+	}
+	return STATUS_SUCCESS;
 }
 
 /*
@@ -84,11 +126,7 @@ static uint32_t ctx_parse(uint16_t type, struct smb2_buf *d,
 		nc->preauth = true;
 		return STATUS_SUCCESS;
 	case SMB2_ENCRYPTION_CAPABILITIES:
-		if (nc->encryption || !sb_get_u16(d, &count) || !count ||
-		    !sb_skip(d, (size_t)count * 2))
-			return STATUS_INVALID_PARAMETER;
-		nc->encryption = true;
-		return STATUS_SUCCESS;
+		return ctx_parse_ciphers(d, nc);
 	case SMB2_COMPRESSION_CAPABILITIES:
 		if (nc->compression || !sb_get_u16(d, &count) || !count ||
 		    !sb_skip(d, 6) || !sb_skip(d, (size_t)count * 2))
@@ -182,10 +220,10 @@ static int ctx_reply(struct smb2_buf *b, const struct neg_ctx *nc,
 	if (!ctx_put(b, SMB2_PREAUTH_INTEGRITY_CAPABILITIES, pre, 38))
 		return -1;
 	n++;
-	/* Encryption is tier 3: one cipher, 0 = no common cipher. */
+	/* One cipher, 0 = no common cipher. */
 	if (nc->encryption) {
 		put_le16(enc, 1);
-		put_le16(enc + 2, 0);
+		put_le16(enc + 2, (uint16_t)nc->cipher);
 		if (!ctx_put(b, SMB2_ENCRYPTION_CAPABILITIES, enc, 4))
 			return -1;
 		n++;
@@ -289,6 +327,19 @@ uint32_t smb2_cmd_negotiate(struct smb2_work *w, struct smb2_buf *body)
 	}
 	if (dialect >= SMB2_DIALECT_0210)
 		srv_caps |= SMB2_GLOBAL_CAP_LARGE_MTU;
+	/* §3.3.5.4: 3.0.x encrypt with AES-128-CCM when the client can,
+	 * which the capability answers; 3.1.1 with the cipher its context
+	 * chose, and the capability, meant for 3.0.x, is left clear (as
+	 * Windows answers). */
+	if (dialect == SMB2_DIALECT_0300 || dialect == SMB2_DIALECT_0302) {
+		if ((caps & SMB2_GLOBAL_CAP_ENCRYPTION) &&
+		    smb2_cfg()->encrypt != SMB2_ENCRYPT_OFF) {
+			nc.cipher = SMB2_CIPHER_AES128_CCM;
+			srv_caps |= SMB2_GLOBAL_CAP_ENCRYPTION;
+		}
+	} else if (dialect != SMB2_DIALECT_0311) {
+		nc.cipher = SMB2_CIPHER_NONE;
+	}
 	st = neg_reply(w, dialect, &nc, sign_alg, srv_caps);
 	if (st != STATUS_SUCCESS)
 		return st;
@@ -300,6 +351,7 @@ uint32_t smb2_cmd_negotiate(struct smb2_work *w, struct smb2_buf *body)
 	c->server_caps = srv_caps;
 	memcpy(c->client_guid, guid, 16);
 	c->sign_alg = sign_alg;
+	c->cipher = nc.cipher;
 	c->posix = nc.posix;
 	if (dialect == SMB2_DIALECT_0311) {
 		/* H = SHA-512(0 || request); the response follows at commit. */

@@ -22,6 +22,7 @@
 
 #include "core/log.h"
 #include "smb2/smb2_open.h"
+#include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
 #include "state/file_state.h"
 #include "transport/transport.h"
@@ -55,6 +56,20 @@ static uint8_t level_wire(uint32_t bits)
 	return SMB2_OPLOCK_LEVEL_NONE;
 }
 
+/*
+ * Whether a break to @o's client leaves encrypted (§3.3.4.1.4): its
+ * session or share requires it, or the client encrypts on that session.
+ */
+static bool break_sealed(struct smb2_open *o)
+{
+	struct smb2_session *s = o->tree->sess;
+
+	if (!o->tree->encrypt && !s->encrypt_data &&
+	    !atomic_load_explicit(&s->client_seals, memory_order_relaxed))
+		return false;
+	return smb2_session_seals(s);
+}
+
 /* The engine asks: send the OPLOCK_BREAK notification (§3.3.4.6). */
 static void send_break(struct state_grant *g, uint32_t from, uint32_t to,
 		       bool ack_needed)
@@ -78,6 +93,10 @@ static void send_break(struct state_grant *g, uint32_t from, uint32_t to,
 	put_le64(p + 8, o->persistent);
 	put_le64(p + 16, o->volatile_id);
 	log_debug("smb2: oplock break of %s to %u", o->path, (unsigned)p[2]);
+	if (break_sealed(o) && smb2_reply_seal(m, o->tree->sess) < 0) {
+		transport_msg_free(m);
+		return; /* the break times out */
+	}
 	(void)transport_msg_send(m);
 }
 

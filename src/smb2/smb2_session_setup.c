@@ -150,11 +150,13 @@ static uint32_t setup_done(struct smb2_work *w, struct smb2_auth *a,
 	uint8_t key[SMB2_AUTH_KEY_LEN];
 	bool reauth, client_requires, anon = smb2_auth_anonymous(a);
 	const char *user = smb2_auth_user(a);
+	enum smb2_cipher cipher;
 	int err = 0;
 
 	pthread_mutex_lock(&c->mu);
 	client_requires = (c->client_sec_mode | sec_mode) &
 			  SMB2_NEGOTIATE_SIGNING_REQUIRED;
+	cipher = c->cipher;
 	pthread_mutex_unlock(&c->mu);
 	if (!anon && smb2_auth_session_key(a, key) < 0)
 		return STATUS_LOGON_FAILURE;
@@ -175,12 +177,18 @@ static uint32_t setup_done(struct smb2_work *w, struct smb2_auth *a,
 	s->anonymous = anon;
 	if (!reauth && !anon) {
 		err = smb2_session_keys_derive(&s->keys, c->dialect,
-					       c->sign_alg, SMB2_CIPHER_NONE,
-					       key, sizeof(key), s->preauth);
+					       c->sign_alg, cipher, key,
+					       sizeof(key), s->preauth);
 		s->have_keys = err == 0;
 		s->signing_required =
 			smb2_cfg()->signing_required || client_requires;
+		/* Session.EncryptData (§3.3.5.5.3): what the client sends
+		 * after this must be encrypted. */
+		s->encrypt_data = cipher != SMB2_CIPHER_NONE &&
+				  smb2_cfg()->encrypt == SMB2_ENCRYPT_REQUIRED;
 	}
+	if (s->encrypt_data)
+		*sflags |= SMB2_SESSION_FLAG_ENCRYPT_DATA;
 	if (err == 0)
 		s->state = SMB2_SESS_VALID;
 	pthread_mutex_unlock(&s->mu);
@@ -264,6 +272,11 @@ uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body)
 	if (!sec_len)
 		sb_init(&token, NULL, 0);
 
+	/* §3.3.5.5 steps 1, 2: with encryption required, a client that
+	 * cannot encrypt gets no session (RejectUnencryptedAccess). */
+	if (smb2_cfg()->encrypt == SMB2_ENCRYPT_REQUIRED &&
+	    w->conn->cipher == SMB2_CIPHER_NONE)
+		return STATUS_ACCESS_DENIED;
 	st = setup_session(w, flags);
 	if (st != STATUS_SUCCESS)
 		return st;

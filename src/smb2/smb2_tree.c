@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
 #include "smb2/utf16.h"
 
@@ -104,6 +105,15 @@ uint32_t smb2_cmd_tree_connect(struct smb2_work *w, struct smb2_buf *body)
 		}
 		t->maximal_access = t->acc.opts->rw ? FILE_ALL_ACCESS
 						    : FILE_GENERIC_READ_EXECUTE;
+		/* Share.EncryptData (§3.3.5.7): a session that cannot
+		 * encrypt (no cipher negotiated, anonymous) is refused. */
+		if (t->export->wide.smb_encrypt) {
+			if (!smb2_session_seals(s)) {
+				st = STATUS_ACCESS_DENIED;
+				goto out_put;
+			}
+			t->encrypt = true;
+		}
 	}
 	err = smb2_tree_add(s, t);
 	if (err) {
@@ -118,8 +128,12 @@ uint32_t smb2_cmd_tree_connect(struct smb2_work *w, struct smb2_buf *body)
 	    !sb_put_u8(&w->rsp, t->ipc ? SMB2_SHARE_TYPE_PIPE
 				       : SMB2_SHARE_TYPE_DISK) ||
 	    !sb_put_u8(&w->rsp, 0) ||
-	    !sb_put_u32(&w->rsp, t->ipc ? SMB2_SHAREFLAG_NO_CACHING
-					: SMB2_SHAREFLAG_MANUAL_CACHING) ||
+	    !sb_put_u32(&w->rsp,
+			(t->ipc ? SMB2_SHAREFLAG_NO_CACHING
+				: SMB2_SHAREFLAG_MANUAL_CACHING) |
+				(t->encrypt || s->encrypt_data
+					 ? SMB2_SHAREFLAG_ENCRYPT_DATA
+					 : 0)) ||
 	    !sb_put_u32(&w->rsp, 0) || !sb_put_u32(&w->rsp, t->maximal_access))
 		return STATUS_INSUFFICIENT_RESOURCES;
 	return STATUS_SUCCESS;

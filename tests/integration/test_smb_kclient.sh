@@ -32,13 +32,14 @@ nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 	--state-dir "$S" --smb-listen "127.0.0.1:$SPORT" \
 	--export "$EXP:rw,root_squash,smb=share" || t_finish
 
-# run_kclient WORKLOAD NAME
+# run_kclient WORKLOAD NAME [run.sh options]
 run_kclient() {
 	local wl=$1 name=$2 out=$T_DIR/$2 rc
-	t_log "running kclient: smb3 $wl --smb-port $SPORT --export share"
+	shift 2
+	t_log "running kclient: smb3 $wl --smb-port $SPORT --export share $*"
 	bash "$KCLIENT_DIR/run.sh" smb3 "$wl" --smb-port "$SPORT" \
 		--export share --user kcuser --pass kc-Passw0rd \
-		--outdir "$out" --timeout 900 >"$T_DIR/$name.out" 2>&1
+		--outdir "$out" --timeout 900 "$@" >"$T_DIR/$name.out" 2>&1
 	rc=$?
 	cat "$T_DIR/$name.out"
 	t_eq "${name}_exit_status" 0 "$rc"
@@ -53,6 +54,23 @@ kclient_with_fileops "$HERE/kclient-smb.sh" "$WL"
 run_kclient default smb3_default
 kill -0 "$NASD_PID" 2>/dev/null || t_die "nasd_alive" "nasd died"
 run_kclient "$WL" smb3_workload
+kill -0 "$NASD_PID" 2>/dev/null || t_die "nasd_alive" "nasd died"
+# The default workload again over an encrypted mount (seal: every
+# message in AES-128-GCM, MS-SMB2 §3.1.4.3): the byte count of what was
+# encrypted and decrypted must grow by more than the workload's data.
+sealed() {
+	"$NASD" stats --state-dir "$S" --json | python3 -c \
+		'import json,sys; print(json.load(sys.stdin)["values"]["smb2_encrypted_bytes_total"])'
+}
+before=$(sealed)
+run_kclient default smb3_seal --opts seal
+after=$(sealed)
+if [ -n "$before" ] && [ -n "$after" ] &&
+	[ "$((after - before))" -gt $((128 * 1048576)) ]; then
+	t_ok "seal_bytes_encrypted"
+else
+	t_fail "seal_bytes_encrypted" "only '$before' -> '$after' bytes"
+fi
 others=$(find "$EXP" -mindepth 1 ! -uid 1234 | head -n 5)
 [ -z "$others" ] && t_ok "files_owned_by_user" ||
 	t_fail "files_owned_by_user" "$others"
