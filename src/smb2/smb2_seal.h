@@ -16,6 +16,10 @@
 
 #include "smb2/smb2_int.h"
 
+/* Largest encrypted message opened, or answer sealed, on an event loop;
+ * larger ones go to a worker. */
+#define SMB2_SEAL_INLINE_MAX (64u << 10)
+
 /*
  * smb2_request_decrypt() - open the encrypted message of @len bytes at
  * @msg (its TRANSFORM_HEADER first) received on @c, in place: the SMB2

@@ -20,6 +20,13 @@
  *           1 is replaced by that session's id, so that TREE_CONNECT,
  *           CREATE, READ, WRITE, QUERY/SET_INFO, QUERY_DIRECTORY, LOCK,
  *           NOTIFY and compounds are reached;
+ *   bit 3   with bit 0 and a 3.x dialect: the session has cipher keys
+ *           (AES-128-GCM for 3.1.1, AES-128-CCM for 3.0.x) and every
+ *           message is sealed here in a TRANSFORM_HEADER under them, as a
+ *           client would (MS-SMB2 §3.1.4.3), so that the engine opens it
+ *           and seals its answer, which is opened here before it is
+ *           checked; bit 4 then flips one byte of each sealed message
+ *           (picked by the message's length): the connection must close;
  *   the rest: frames, each 4 bytes (type 0, 24-bit length) and a message.
  *
  * Checked for every message answered: the reply is a chain of SMB2
@@ -72,6 +79,10 @@ static struct smb2_config cfg = {
 	.signing_required = false,
 	.max_credits = 8192,
 };
+/* The client's side of the sealed mode (control bit 3): its encryption
+ * key is the server's decryption key and the reverse. */
+static struct smb2_seal_key client_enc, client_dec;
+static bool sealed, corrupt;
 static unsigned long iterations;
 static time_t last_reset;
 static bool fs_private;
@@ -181,7 +192,15 @@ int __wrap_transport_msg_send(struct req *m)
 	FUZZ_CHECK(m->conn == FAKE_CONN);
 	FUZZ_CHECK(p);
 	FUZZ_CHECK(req_reply_copy(m, 0, p, len) == (ssize_t)len);
-	check_responses(p, len, NULL, NULL, 0);
+	if (len >= 4 && get_le32(p) == SMB2_TRANSFORM_PROTOCOL_ID) {
+		uint64_t id;
+
+		/* Sealed (the server's own messages may outlive the input
+		 * and its keys, e.g. a delayed logon answer): its header. */
+		FUZZ_CHECK(smb2_transform_parse(p, len, &id) == 0);
+	} else {
+		check_responses(p, len, NULL, NULL, 0);
+	}
 	free(p);
 	__wrap_transport_msg_free(m);
 	return 0;
@@ -372,6 +391,24 @@ static void run_message(struct smb2_conn *c, uint8_t *msg, size_t len,
 	p->msg = msg;
 	rq = &p->rq;
 	n = walk_request(msg, len, sid, cmds, mids);
+	if (sealed && len) {
+		/* The client seals the message (its bytes after the
+		 * header); the request owns the sealed copy. */
+		uint8_t *box = malloc(SMB2_TRANSFORM_LEN + len);
+		struct iovec iov;
+
+		FUZZ_CHECK(box);
+		memcpy(box + SMB2_TRANSFORM_LEN, msg, len);
+		iov.iov_base = box + SMB2_TRANSFORM_LEN;
+		iov.iov_len = len;
+		FUZZ_CHECK(smb2_encrypt(&client_enc, sid, &iov, 1, box) == 0);
+		if (corrupt)
+			box[4 + len % (SMB2_TRANSFORM_LEN - 4 + len)] ^= 0x10;
+		free(msg);
+		msg = box;
+		len += SMB2_TRANSFORM_LEN;
+		p->msg = msg;
+	}
 	req_prepare(rq, p->arena, c, msg, len);
 	rq->nowait = ++turn % 2 == 0 && tp->may_inline(c, msg, len);
 	v = tp->process(rq);
@@ -390,21 +427,54 @@ static void run_message(struct smb2_conn *c, uint8_t *msg, size_t len,
 	}
 	FUZZ_CHECK(v == REQ_REPLY || v == REQ_DROP);
 	FUZZ_CHECK(vfs_cred_set(&root_cred) == 0);
+	/* A message that was altered after sealing is never processed. */
+	FUZZ_CHECK(!corrupt || v == REQ_DROP);
 	if (v == REQ_REPLY && !atomic_load(&conn_shut)) {
+		size_t at = 0;
+
 		rlen = req_reply_len(rq);
 		flat = malloc(rlen ? rlen : 1);
 		FUZZ_CHECK(flat);
 		FUZZ_CHECK(req_reply_copy(rq, 0, flat, rlen) ==
 			   (ssize_t)rlen);
+		if (sealed) {
+			/* Answers to sealed requests leave sealed. */
+			FUZZ_CHECK(smb2_decrypt(&client_dec, flat, rlen) == 0);
+			at = SMB2_TRANSFORM_LEN;
+		}
 		if (len >= 4 && get_le32(msg) == SMB1_PROTOCOL_ID) {
 			cmds[0] = SMB2_NEGOTIATE;
 			mids[0] = 0;
 			n = 1;
 		}
-		check_responses(flat, rlen, cmds, mids, n);
+		check_responses(flat + at, rlen - at, cmds, mids, n);
 		free(flat);
 	}
 	parked_free(p);
+}
+
+/*
+ * Cipher keys for session @s (its mu held) from a fixed logon key, and the
+ * client's side of them (control bit 3).
+ */
+static void sealed_setup(struct smb2_conn *c, struct smb2_session *s)
+{
+	static const uint8_t gss[16] = "fuzz-session-key";
+	static const uint8_t preauth[64];
+	enum smb2_cipher cipher = c->dialect == SMB2_DIALECT_0311
+					  ? SMB2_CIPHER_AES128_GCM
+					  : SMB2_CIPHER_AES128_CCM;
+
+	FUZZ_CHECK(smb2_session_keys_derive(&s->keys, c->dialect,
+					    SMB2_SIGN_AES_CMAC, cipher, gss,
+					    sizeof(gss), preauth) == 0);
+	s->have_keys = true;
+	c->cipher = cipher;
+	FUZZ_CHECK(smb2_seal_key_init(&client_enc, cipher, true, s->keys.c2s,
+				      s->keys.cipher_len) == 0);
+	FUZZ_CHECK(smb2_seal_key_init(&client_dec, cipher, false,
+				      s->keys.s2c, s->keys.cipher_len) == 0);
+	sealed = true;
 }
 
 /* A negotiated connection with a valid session (control bit 0). */
@@ -432,6 +502,8 @@ static uint64_t preauth_setup(struct smb2_conn *c, uint8_t ctl)
 	s->uid = 1000;
 	s->gid = 1000;
 	s->signing_required = false;
+	if ((ctl & 8) && c->dialect >= SMB2_DIALECT_0300)
+		sealed_setup(c, s);
 	id = s->id;
 	pthread_mutex_unlock(&s->mu);
 	smb2_session_put(s);
@@ -452,8 +524,10 @@ static void run_stream(const uint8_t *data, size_t size)
 	atomic_store(&conn_refs, 1); /* the transport's own */
 	FUZZ_CHECK(tp->conn_init(FAKE_CONN, &priv) == 0);
 	c = priv;
+	sealed = false;
 	if (data[0] & 1)
 		sid = preauth_setup(c, data[0]);
+	corrupt = sealed && (data[0] & 16);
 	while (!atomic_load(&conn_shut) && size - off >= tp->hdr_len) {
 		uint32_t len;
 		bool last;
@@ -481,6 +555,8 @@ static void run_stream(const uint8_t *data, size_t size)
 		usleep(1000);
 	FUZZ_CHECK(atomic_load(&conn_refs) == 1);
 	tp->conn_free(priv);
+	smb2_seal_key_wipe(&client_enc);
+	smb2_seal_key_wipe(&client_dec);
 	FUZZ_CHECK(vfs_cred_set(&root_cred) == 0);
 }
 

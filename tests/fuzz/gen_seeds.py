@@ -772,6 +772,13 @@ def smb2_seeds():
         smb2_frame((smb2_hdr(18, 5), brk_ack(0, 1))) + \
         smb2_frame((smb2_hdr(5, 6), smb2_create("hello.txt", 5,
                                                 oplock=8)))
+    # the same streams sealed by the harness (control bit 3: 3.1.1 with
+    # AES-128-GCM, 3.0.2 and 3.0 with AES-128-CCM), and one altered after
+    # sealing (bit 4)
+    for name in ("read-query", "write-lock", "dir-list", "oplock-break"):
+        s[f"sealed-{name}"] = bytes([s[name][0] | 8]) + s[name][1:]
+    s["sealed-altered"] = bytes([s["read-query"][0] | 0x18]) + \
+        s["read-query"][1:]
     return s
 
 

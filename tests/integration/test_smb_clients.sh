@@ -4,7 +4,10 @@
 # sha256, ls/allinfo/mkdir/rename/rm/rmdir, files created as the user's
 # mapped uid/gid, wrong passwords and unknown users refused, unknown
 # shares, a read-only export, an export whose client rules leave
-# 127.0.0.1 out. (Unsigned requests: test_smb_hostile.py.)
+# 127.0.0.1 out; encryption (smbclient sealing every message in each 3.x
+# dialect, a share with smb_encrypt=required, a server with --smb-encrypt
+# required). (Unsigned and malformed encrypted requests:
+# test_smb_hostile.py.)
 # usage: test_smb_clients.sh NASD
 NASD=${1:?usage: $0 NASD}
 . "$(dirname "$0")/lib.sh"
@@ -21,8 +24,10 @@ RO=$T_DIR/ro
 NOPE=$T_DIR/nope
 CS=$T_DIR/cs
 PUB=$T_DIR/pub
+SEALED=$T_DIR/sealed
 S=$T_DIR/state
-mkdir -p "$EXP" "$RO" "$NOPE" "$CS" "$PUB" "$S"
+mkdir -p "$EXP" "$RO" "$NOPE" "$CS" "$PUB" "$SEALED" "$S"
+chown 1234:1234 "$SEALED"
 echo public >"$PUB/p.txt"
 echo cs >"$CS/r.txt"
 chown 1234:1234 "$EXP"
@@ -38,6 +43,7 @@ $RO *(ro,smb=ro)
 $CS *(ro,smb=cs,smb_case=sensitive)
 $PUB *(ro,smb=pub,smb_guest=yes)
 $NOPE 10.9.9.9(rw,smb=nope)
+$SEALED *(rw,smb=sealed,smb_encrypt=required)
 EOF2
 nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 	--state-dir "$S" --smb-listen "127.0.0.1:$SPORT" \
@@ -161,6 +167,40 @@ else
 	t_log "no nfs-cat: cross-protocol reads not checked"
 fi
 
+# encryption: every message sealed (AES-128-CCM for 3.0.x, AES-128-GCM
+# for 3.1.1), byte-exact both ways; what nasd encrypted is counted
+enc_before=$("$NASD" stats --state-dir "$S" --json | grep -o '"smb2_encrypted_bytes_total":[0-9]*' | cut -d: -f2)
+dd if=/dev/urandom of="$T_DIR/enc.bin" bs=1M count=8 status=none
+want=$(sha256sum <"$T_DIR/enc.bin" | cut -d' ' -f1)
+for d in SMB3_00 SMB3_02 SMB3_11; do
+	rm -f "$T_DIR/enc.back"
+	smb_ok "sealed_${d}_put_get" share \
+		"put $T_DIR/enc.bin enc-$d.bin; get enc-$d.bin $T_DIR/enc.back" \
+		--client-protection=encrypt \
+		--option="client min protocol=$d" --option="client max protocol=$d"
+	t_eq "sealed_${d}_sha256" "$want" \
+		"$(sha256sum <"$T_DIR/enc.back" | cut -d' ' -f1)"
+done
+for c in aes-256-gcm aes-256-ccm aes-128-ccm; do
+	smb_ok "sealed_cipher_$c" share "get enc-SMB3_11.bin $T_DIR/enc.back" \
+		--client-protection=encrypt \
+		--option="client smb3 encryption algorithms=$c"
+	t_eq "sealed_cipher_${c}_sha256" "$want" \
+		"$(sha256sum <"$T_DIR/enc.back" | cut -d' ' -f1)"
+done
+enc_after=$("$NASD" stats --state-dir "$S" --json | grep -o '"smb2_encrypted_bytes_total":[0-9]*' | cut -d: -f2)
+[ -n "$enc_after" ] && [ "$((enc_after - ${enc_before:-0}))" -gt $((6 * 8 * 1048576)) ] &&
+	t_ok "stats_encrypted_bytes" ||
+	t_fail "stats_encrypted_bytes" "$enc_before -> $enc_after"
+# a share that requires encryption: smbclient encrypts on its own there;
+# a 2.1 client, which cannot, is refused
+smb_ok "sealed_share_put_get" sealed \
+	"put $T_DIR/small.txt e.txt; get e.txt $T_DIR/e.back"
+t_eq "sealed_share_bytes" "hello smb" "$(cat "$T_DIR/e.back" 2>&1)"
+smb_status "sealed_share_refuses_smb2_10" NT_STATUS_ACCESS_DENIED sealed ls \
+	-m SMB2_10
+rm -f "$T_DIR/enc.bin" "$T_DIR/enc.back"
+
 # refusals
 smb_status "wrong_password" NT_STATUS_LOGON_FAILURE share ls -U 'alice%wrong'
 smb_status "unknown_user" NT_STATUS_LOGON_FAILURE share ls -U 'mallory%s3cret-Pw'
@@ -184,5 +224,22 @@ echo "$js" | grep -Eq '"smb2_signed_bytes_total":[1-9]' &&
 echo "$js" | tr '\n' ' ' | grep -Eq '"program":"smb2","version":2,"procedure":"CREATE","proc":5,"count":[1-9]' &&
 	t_ok "stats_smb2_create_counted" || t_fail "stats_smb2_create_counted" "no CREATE count"
 
+nasd_stop
+
+# --smb-encrypt required: every session encrypts (SESSION_FLAG_ENCRYPT_DATA:
+# smbclient follows it), a client that cannot is refused at logon
+nasd_start "$SPORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
+	--state-dir "$S" --smb-listen "127.0.0.1:$SPORT" \
+	--config "$T_DIR/exports" --smb-encrypt required || t_finish
+smb_ok "encrypt_required_311" share \
+	"put $T_DIR/small.txt r311.txt; get r311.txt $T_DIR/r311.back"
+t_eq "encrypt_required_311_bytes" "hello smb" "$(cat "$T_DIR/r311.back" 2>&1)"
+smb_ok "encrypt_required_302" share "ls" -m SMB3_02
+smb_status "encrypt_required_refuses_smb2_10" NT_STATUS_ACCESS_DENIED share \
+	ls -m SMB2_10
+js=$("$NASD" stats --state-dir "$S" --json 2>&1)
+echo "$js" | grep -Eq '"smb2_encrypted_bytes_total":[1-9]' &&
+	t_ok "encrypt_required_sealed" ||
+	t_fail "encrypt_required_sealed" "nothing encrypted"
 nasd_stop
 t_finish

@@ -25,7 +25,15 @@ one user, one share) and, with a small struct-based SMB2 encoder of its own:
   the message, past the maximum or near 2^64, CreditCharge below the
   payload, QUERY_INFO / QUERY_DIRECTORY / SET_INFO buffers out of bounds, a
   FileId of another session or tree, LOCK with LockCount 0 or huge, related
-  compounds after a teardown.
+  compounds after a teardown;
+
+  encrypted (AES-128-GCM, MS-SMB2 3.3.5.2.1.1): TRANSFORM messages before
+  NEGOTIATE or without a cipher, with a bad tag or ciphertext, Flags 0 or
+  2, OriginalMessageSize off by one or 2^32-1, an unknown SessionId, cut
+  short, wrapping another session's, an SMB1 or another TRANSFORM, or sent
+  after LOGOFF: each closes the connection; sealed requests get sealed,
+  unsigned answers (a READ's data too); a share with smb_encrypt=required
+  refuses unencrypted requests and sessions without a cipher.
 
 After every case a good NEGOTIATE on a new connection must be answered; at
 the end SIGTERM must give exit status 0 and no sanitizer report. Nothing
@@ -51,6 +59,7 @@ try:
     from impacket import ntlm
     from cryptography.hazmat.primitives import cmac
     from cryptography.hazmat.primitives.ciphers import algorithms
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 except ImportError as e:  # pragma: no cover
     print(f"skipped: {e} (run with /usr/bin/python3)")
     sys.exit(77)
@@ -333,6 +342,43 @@ class Conn:
         self.send_raw(frame(b"".join(parts)))
         return self.recv()
 
+    # ---- encryption (AES-128-GCM, MS-SMB2 3.1.4.3)
+
+    def seal(self, msg, sid=None, flags=1, size=None, nonce=None):
+        """@msg in a TRANSFORM_HEADER, encrypted with the c2s key."""
+        nonce = os.urandom(12) if nonce is None else nonce
+        aad = nonce + b"\0" * 4 + struct.pack(
+            "<IHHQ", len(msg) if size is None else size, 0, flags,
+            self.sid if sid is None else sid)
+        ct = AESGCM(self.c2s).encrypt(nonce, msg, aad)
+        return b"\xfdSMB" + ct[-16:] + aad + ct[:-16]
+
+    def recv_sealed(self):
+        """The next message, decrypted: (responses, was it encrypted),
+        None when the connection ends."""
+        while True:
+            try:
+                m = recv_frame(self.s)
+            except Closed:
+                self.closed = True
+                return None
+            enc = m[:4] == b"\xfdSMB"
+            if enc:
+                m = AESGCM(self.s2c).decrypt(m[20:32], m[52:] + m[4:20],
+                                             m[20:52])
+            rs = split_rsp(m)
+            if len(rs) == 1 and rs[0].status == ST["PENDING"] and \
+                    rs[0].flags & FLAG_ASYNC:
+                continue
+            return rs, enc
+
+    def call_sealed(self, cmd, body, **kw):
+        """One encrypted request (unsigned); (response, encrypted?)."""
+        self.send_raw(frame(self.seal(self.req(cmd, body, sign=False,
+                                                   **kw))))
+        got = self.recv_sealed()
+        return (None, False) if got is None else (got[0][0], got[1])
+
     # ---- set-up
 
     def negotiate(self, dialects=(0x311, 0x302, 0x300, 0x210)):
@@ -380,6 +426,9 @@ class Conn:
         if r.status == 0:
             if self.dialect == 0x311:
                 self.key = kdf(key[:16], b"SMBSigningKey\0", h)
+                # AES-128-GCM keys (MS-SMB2 3.3.5.5.3), when negotiated
+                self.c2s = kdf(key[:16], b"SMBC2SCipherKey\0", h)
+                self.s2c = kdf(key[:16], b"SMBS2CCipherKey\0", h)
             else:
                 self.key = kdf(key[:16], b"SMB2AESCMAC\0", b"SmbSign\0")
             self.sess_rsp = r
@@ -519,9 +568,11 @@ class Server:
         self.state = os.path.join(tmp, "state")
         self.share = os.path.join(tmp, "share")
         self.outside = os.path.join(tmp, "outside")
-        for d in (self.state, self.share, self.outside):
+        self.sealed = os.path.join(tmp, "sealed")
+        for d in (self.state, self.share, self.outside, self.sealed):
             os.makedirs(d)
         os.chmod(self.share, 0o777)
+        os.chmod(self.sealed, 0o777)
         with open(os.path.join(self.outside, "canary"), "w") as f:
             f.write("outside the share\n")
         os.symlink(self.outside, os.path.join(self.share, "link"))
@@ -557,7 +608,9 @@ class Server:
                  f"127.0.0.1:{self.nfs_port}", "--mountd-port", "0",
                  "--state-dir", self.state, "--smb-listen",
                  f"127.0.0.1:{self.port}", "--log-level", "debug",
-                 "--export", f"{self.share}:rw,no_root_squash,smb=share"],
+                 "--export", f"{self.share}:rw,no_root_squash,smb=share",
+                 "--export", f"{self.sealed}:rw,no_root_squash,smb=sealed,"
+                 "smb_encrypt=required"],
                 stdout=self.log, stderr=subprocess.STDOUT, env=env)
             if self.wait_up():
                 return
@@ -1094,6 +1147,148 @@ def t_signing():
     alive("signing")
 
 
+def enc_ctx():
+    """An SMB2_ENCRYPTION_CAPABILITIES context offering AES-128-GCM."""
+    return (2, struct.pack("<HH", 1, 2))
+
+
+def logon_sealed(port, share=None):
+    """3.1.1 with AES-128-GCM negotiated, a session (and a tree)."""
+    c = Conn(port)
+    ctxs = [(1, struct.pack("<HHH", 1, 32, 1) + os.urandom(32)), enc_ctx()]
+    msg = c.req(NEGOTIATE, neg_body(ctxs=ctxs), sign=False)
+    c.send_raw(frame(msg))
+    rs = c.recv()
+    r = rs[0]
+    c.dialect = 0x311
+    c.preauth = hashlib.sha512(hashlib.sha512(c.preauth + msg).digest() +
+                               c.last_raw).digest()
+    c.neg_rsp = r
+    st = c.session_setup()
+    if st != 0:
+        raise RuntimeError(f"session setup failed: {sname(st)}")
+    if share:
+        path = utf16(f"\\\\127.0.0.1\\{share}")
+        r, _ = c.call_sealed(TREE_CONNECT, struct.pack("<HHHH", 9, 0, 72,
+                                                       len(path)) + path)
+        if r is None or r.status:
+            raise RuntimeError(f"tree connect failed: {r}")
+        c.tid = r.tid
+    return c
+
+
+def neg_cipher(r):
+    """The cipher a 3.1.1 NEGOTIATE response chose, None without one."""
+    off, n = struct.unpack_from("<IH", r.body, 60)[0], \
+        struct.unpack_from("<H", r.body, 6)[0]
+    off -= 64
+    for _ in range(n):
+        t, ln = struct.unpack_from("<HH", r.body, off)
+        if t == 2:
+            return struct.unpack_from("<HH", r.body, off + 8)[1]
+        off += 8 + ln
+        off += -off % 8
+    return None
+
+
+def t_encryption():
+    """MS-SMB2 3.3.5.2.1.1: what is not a well-formed message under a
+    session's key closes the connection; sealed requests get sealed,
+    unsigned answers; a share that requires encryption refuses the
+    rest."""
+    srv = T.srv
+    echo = struct.pack("<HH", 4, 0)
+    # a TRANSFORM before NEGOTIATE, and on a connection without a cipher
+    fake = b"\xfdSMB" + b"\0" * 16 + os.urandom(16) + struct.pack(
+        "<IHHQ", 68, 0, 1, 1) + header(ECHO, 0) + echo
+    case_closed("transform_before_negotiate", frame(fake))
+    case_closed("transform_without_cipher", frame(fake), neg_first=True)
+    c = logon_sealed(srv.port)
+    check("cipher_aes128_gcm_chosen", neg_cipher(c.neg_rsp) == 2,
+          repr(neg_cipher(c.neg_rsp)))
+    r, enc = c.call_sealed(ECHO, echo)
+    check("sealed_echo_answered_sealed", r is not None and enc and
+          r.status == 0 and not r.flags & FLAG_SIGNED, repr(r))
+    # the server's nonces differ (two answers to the same request)
+    c.send_raw(frame(c.seal(c.req(ECHO, echo, sign=False))))
+    m1 = recv_frame(c.s)
+    c.send_raw(frame(c.seal(c.req(ECHO, echo, sign=False))))
+    m2 = recv_frame(c.s)
+    check("server_nonces_differ", m1[20:36] != m2[20:36], m1[20:36].hex())
+    c.close()
+    # each of these closes the connection (and nothing else)
+    for name, mk in (
+            ("bad_tag", lambda c, m: bytearray(c.seal(m))),
+            ("bad_ciphertext", lambda c, m: bytearray(c.seal(m))),
+            ("flags_0", lambda c, m: c.seal(m, flags=0)),
+            ("flags_2", lambda c, m: c.seal(m, flags=2)),
+            ("size_plus_1", lambda c, m: c.seal(m, size=len(m) + 1)),
+            ("size_minus_1", lambda c, m: c.seal(m, size=len(m) - 1)),
+            ("size_2^32-1", lambda c, m: c.seal(m, size=0xFFFFFFFF)),
+            ("unknown_session", lambda c, m: c.seal(m, sid=c.sid ^ 0x55)),
+            ("header_only", lambda c, m: c.seal(m)[:52]),
+            ("header_cut", lambda c, m: c.seal(m)[:30]),
+            ("inner_names_other_session",
+             lambda c, m: c.seal(c.req(ECHO, echo, sign=False,
+                                       sid=c.sid + 1))),
+            ("inner_not_smb2",
+             lambda c, m: c.seal(b"\xffSMB" + m[4:])),
+            ("inner_transform",
+             lambda c, m: c.seal(c.seal(m))),
+            ("old_key_after_logoff", None)):
+        c = logon_sealed(srv.port)
+        m = c.req(ECHO, echo, sign=False)
+        if mk is None:
+            r, _ = c.call_sealed(LOGOFF, struct.pack("<HH", 4, 0))
+            data = c.seal(c.req(ECHO, echo, sign=False))
+        else:
+            data = mk(c, m)
+            if name == "bad_tag":
+                data[10] ^= 1
+            elif name == "bad_ciphertext":
+                data[-1] ^= 0x80
+        c.send_raw(frame(bytes(data)))
+        got = c.recv_sealed()
+        check(f"encrypted_{name}_closes", got is None, repr(got))
+        c.close()
+        alive(f"encrypted_{name}")
+    # a READ's data leaves sealed too (a file payload filled, then
+    # encrypted), whole
+    c = logon_sealed(srv.port, share="share")
+    r, enc = c.call_sealed(CREATE, create_body("data", disposition=1))
+    fid = fid_of(r)
+    r, enc = c.call_sealed(READ, read_body(fid, 8192))
+    off, ln = (struct.unpack_from("<BxI", r.body, 2) if r else (0, 0))
+    check("sealed_read_8k", r is not None and enc and r.status == 0 and
+          r.raw[off:off + ln] == b"D" * 8192, repr(r))
+    c.call_sealed(CLOSE, close_body(fid))
+    c.close()
+    # Share.EncryptData: the tree connect says so; unencrypted requests on
+    # it are refused (answered encrypted), encrypted ones served
+    c = logon_sealed(srv.port)
+    path = utf16("\\\\127.0.0.1\\sealed")
+    r = c.call(TREE_CONNECT, struct.pack("<HHHH", 9, 0, 72, len(path)) +
+               path)
+    check("sealed_share_flag", r is not None and r.status == 0 and
+          struct.unpack_from("<I", r.body, 4)[0] & 0x8000, repr(r))
+    c.tid = r.tid if r else 0
+    c.send_raw(frame(c.req(CREATE, create_body("x", disposition=3))))
+    got = c.recv_sealed()
+    check("sealed_share_unencrypted_create_refused",
+          got is not None and got[1] and
+          got[0][0].status == ST["ACCESS_DENIED"], repr(got))
+    r, enc = c.call_sealed(CREATE, create_body("x", disposition=3))
+    check("sealed_share_encrypted_create", r is not None and enc and
+          r.status == 0, repr(r))
+    c.close()
+    # ... and a session that cannot encrypt is not let in
+    c = logon(srv.port, share=False)
+    expect("sealed_share_without_cipher_refused", c.tree_connect("sealed"),
+           "ACCESS_DENIED")
+    c.close()
+    alive("encryption")
+
+
 def t_create(c):
     srv = T.srv
     outside_before = snapshot(srv.outside)
@@ -1548,6 +1743,7 @@ def main():
         t_before_session()
         t_compound_framing()
         t_signing()
+        t_encryption()
         c = logon(srv.port)
         t_create(c)
         alive("create")
