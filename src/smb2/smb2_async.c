@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "smb2/smb2_chan.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
@@ -38,6 +39,7 @@ void smb2_async_put(struct smb2_async *a)
 	if (a->ops && a->ops->release)
 		a->ops->release(a);
 	smb2_open_put(a->open);
+	smb2_chan_put(a->chan);
 	smb2_session_put(a->sess);
 	transport_conn_put(a->tconn);
 	free(a->priv);
@@ -82,6 +84,9 @@ struct smb2_async *smb2_async_start(struct smb2_work *w, struct smb2_open *o,
 	a->seal = w->seal != NULL;
 	a->sess = w->sess;
 	smb2_session_get(a->sess);
+	a->chan = w->chan;
+	if (a->chan)
+		smb2_chan_get(a->chan);
 	a->open = o;
 	smb2_open_get(o);
 	a->ops = ops;
@@ -180,8 +185,8 @@ static void final_send(struct smb2_async *a, uint32_t status,
 
 		put_le32(p + SMB2_HDR_FLAGS,
 			 get_le32(p + SMB2_HDR_FLAGS) | SMB2_FLAGS_SIGNED);
-		if (smb2_sign(&s->keys.sign, a->message_id, true, false, &iov,
-			      1, sig) == 0)
+		if (smb2_sign(a->chan ? &a->chan->sign : &s->keys.sign,
+			      a->message_id, true, false, &iov, 1, sig) == 0)
 			memcpy(p + SMB2_HDR_SIGNATURE, sig, SMB2_SIG_SIZE);
 	}
 	(void)transport_msg_send(m);

@@ -53,6 +53,8 @@ struct smb2_async {
 	struct smb2_conn *conn;
 	struct conn *tconn;           /* referenced */
 	struct smb2_session *sess;    /* referenced: its key signs */
+	struct smb2_chan *chan;       /* referenced: a bound channel's key
+				       * signs instead */
 	struct smb2_open *open;       /* referenced */
 	uint16_t command;
 	uint16_t credit_charge;       /* the request's, echoed (§3.3.4.3) */

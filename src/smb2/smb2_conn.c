@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "smb2/smb2_async.h"
+#include "smb2/smb2_chan.h"
 #include "smb2/smb2_session.h"
 #include "transport/transport.h"
 
@@ -38,8 +39,10 @@ struct smb2_conn *smb2_conn_new(struct conn *tc, const struct smb2_config *cfg)
 }
 
 /*
- * smb2_conn_close() - the transport closed the connection: its sessions
- * are logged off (tier 1 has no durable handles to keep them for).
+ * smb2_conn_close() - the transport closed the connection (§3.3.7.1): it
+ * leaves the sessions it was bound to as a channel, and its own sessions
+ * are logged off unless another channel keeps them (no durable handles
+ * yet to keep them for).
  */
 void smb2_conn_close(struct smb2_conn *c)
 {
@@ -49,8 +52,10 @@ void smb2_conn_close(struct smb2_conn *c)
 	c->closing = true;
 	pthread_mutex_unlock(&c->mu);
 	smb2_async_end_all(c);
+	smb2_conn_unbind_all(c);
 	while ((s = smb2_session_unbind_first(c)) != NULL) {
-		smb2_session_teardown(s);
+		if (smb2_session_detach(s))
+			smb2_session_teardown(s);
 		smb2_session_put(s);
 	}
 }

@@ -20,6 +20,7 @@
 
 #include "core/log.h"
 #include "core/stats.h"
+#include "smb2/smb2_chan.h"
 #include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
 #include "smb2/smb2_sign.h"
@@ -343,11 +344,13 @@ static bool rsp_commit(struct smb2_work *w, bool more)
 		put_le32(w->rsp.base + SMB2_HDR_NEXT_COMMAND,
 			 (uint32_t)w->rsp.pos);
 	}
-	smb2_preauth_response(w);
 	/* An encrypted response is not signed: the cipher's tag
 	 * authenticates it (§3.3.4.1.1). */
 	if (w->sign && !w->seal)
 		smb2_sign_response(w);
+	/* After signing: a binding's signed answers enter its hash as
+	 * sent (the others are not signed). */
+	smb2_preauth_response(w);
 	w->seg_used += w->rsp.pos;
 	return true;
 }
@@ -461,7 +464,7 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 {
 	struct smb2_session *s;
 	enum smb2_sess_state st;
-	bool dead;
+	bool dead, bound;
 
 	if ((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) && w->index > 0) {
 		/* Inherit, and check again that it is still alive. After a
@@ -472,13 +475,28 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 			return STATUS_INVALID_PARAMETER;
 		w->session_id = w->sess->id;
 	} else {
-		s = w->session_id ? smb2_session_find(w->conn, w->session_id)
-				  : NULL;
+		/* A binding SESSION_SETUP names a session of another
+		 * connection (§3.3.5.5: the global table). */
+		s = !w->session_id ? NULL
+		    : w->binding  ? smb2_session_find_any(w->session_id)
+				  : smb2_session_find(w->conn, w->session_id);
 		w->sess_lost = !s;
 		if (!s)
 			return STATUS_USER_SESSION_DELETED;
 		smb2_session_put(w->sess);
 		w->sess = s;
+		/* Over a bound channel its key signs, and verifies (a
+		 * binding's requests excepted: its channel has no key
+		 * yet, §3.3.4.1.1). */
+		smb2_chan_put(w->chan);
+		w->chan = NULL;
+		if (!w->binding) {
+			pthread_mutex_lock(&s->mu);
+			bound = s->conn != w->conn;
+			pthread_mutex_unlock(&s->mu);
+			if (bound)
+				w->chan = smb2_chan_find(s, w->conn);
+		}
 	}
 	s = w->sess;
 	pthread_mutex_lock(&s->mu);
@@ -491,8 +509,9 @@ static uint32_t find_session(struct smb2_work *w, const struct smb2_cmd *cmd)
 		return STATUS_USER_SESSION_DELETED;
 	if (st == SMB2_SESS_VALID)
 		return STATUS_SUCCESS;
+	/* ...and SESSION_SETUP continues or renews one (§3.3.5.5) */
 	if (w->command == SMB2_LOGOFF || w->command == SMB2_CLOSE ||
-	    w->command == SMB2_LOCK)
+	    w->command == SMB2_LOCK || w->command == SMB2_SESSION_SETUP)
 		return STATUS_SUCCESS;
 	(void)cmd;
 	return st == SMB2_SESS_EXPIRED ? STATUS_NETWORK_SESSION_EXPIRED
@@ -712,6 +731,9 @@ static bool run_command(struct smb2_work *w)
 		goto out_refuse;
 	}
 	body.pos = 0;
+	/* SESSION_SETUP's Flags: SMB2_SESSION_FLAG_BINDING (§2.2.5) */
+	w->binding = w->command == SMB2_SESSION_SETUP && body.len > 2 &&
+		     (body.base[2] & SMB2_SESSION_FLAG_BINDING);
 	if (w->command != SMB2_NEGOTIATE && !w->conn->negotiated) {
 		status = STATUS_INVALID_PARAMETER;
 		goto out_finish;
@@ -720,14 +742,29 @@ static bool run_command(struct smb2_work *w)
 		status = STATUS_INVALID_PARAMETER;
 		goto out_finish;
 	}
+	/* A SESSION_SETUP for a session set up already (reauthentication)
+	 * must be signed as any other request of that session. */
 	if (cmd->needs_session || (w->flags & SMB2_FLAGS_SIGNED) ||
-	    (w->command == SMB2_ECHO && w->session_id)) {
+	    ((w->command == SMB2_ECHO ||
+	      (w->command == SMB2_SESSION_SETUP && !w->binding)) &&
+	     w->session_id)) {
 		status = find_session(w, cmd);
 		if (status == STATUS_INVALID_PARAMETER && w->sess)
 			goto out_refuse;
 		if (status != STATUS_SUCCESS)
 			goto out_finish;
 		status = smb2_sign_check_request(w);
+		if (status != STATUS_SUCCESS && w->chan &&
+		    w->command == SMB2_SESSION_SETUP) {
+			/* Over a bound channel, signed with the session's
+			 * key rather than the channel's: refused, and the
+			 * refusal signed with the key the client holds
+			 * (§3.3.4.1.1; smbtorture session.bind_negative_*) */
+			smb2_chan_put(w->chan);
+			w->chan = NULL;
+			w->sign = smb2_sign_check_request(w) == STATUS_SUCCESS;
+			status = STATUS_ACCESS_DENIED;
+		}
 		if (status != STATUS_SUCCESS)
 			goto out_finish;
 		status = check_encrypted(w, w->command != SMB2_SESSION_SETUP &&
@@ -815,9 +852,12 @@ out_finish:
 	if (w->command == SMB2_CREATE)
 		w->fid_error = status != STATUS_SUCCESS ? status : 0;
 	if (smb2_status_is_error(status))
-		log_debug("smb2: %s (mid %llu) -> %#x",
+		log_debug("smb2: %s (mid %llu%s%s) -> %#x",
 			  cmd && cmd->name ? cmd->name : "?",
-			  (unsigned long long)w->message_id, status);
+			  (unsigned long long)w->message_id,
+			  w->encrypted ? ", encrypted" : "",
+			  w->flags & SMB2_FLAGS_SIGNED ? ", signed" : "",
+			  status);
 	if (cmd)
 		stats_call_done(cmd_slot[w->command] - 1, t0, false,
 				smb2_status_is_error(status) &&
@@ -835,6 +875,10 @@ static void work_release(struct smb2_work *w)
 	w->tree = NULL;
 	smb2_session_put(w->seal);
 	w->seal = NULL;
+	smb2_chan_put(w->chan);
+	w->chan = NULL;
+	smb2_chan_put(w->bind_chan);
+	w->bind_chan = NULL;
 }
 
 enum req_verdict smb2_process(struct req *r)
@@ -897,8 +941,9 @@ enum req_verdict smb2_process(struct req *r)
 		 * opened it, and for no other. */
 		if (w->encrypted && w->session_id != w->seal->id &&
 		    !((w->flags & SMB2_FLAGS_RELATED_OPERATIONS) &&
-		      w->index > 0 && w->session_id == UINT64_MAX))
+		      w->index > 0 && w->session_id == UINT64_MAX)) {
 			goto out_violation;
+		}
 		/* CANCEL takes no credit and gets no response. */
 		if (w->command == SMB2_CANCEL) {
 			smb2_cancel(w);

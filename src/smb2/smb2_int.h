@@ -70,6 +70,8 @@ struct wildcard;
 #define SMB2_MAX_OPENS_PER_SESSION 16384
 /* Operations pending (blocking LOCK, CHANGE_NOTIFY) per connection. */
 #define SMB2_MAX_ASYNC_PER_CONN 1024
+/* Entries of an open's lock sequence array (MS-SMB2 §3.3.1.10). */
+#define SMB2_LOCK_SEQUENCES 64
 /* Largest READ/WRITE/TRANSACT nasd offers (MS-SMB2 §2.2.4), 8 MiB. */
 #define SMB2_MAX_IO (8u << 20)
 /* Largest message accepted before NEGOTIATE: enough for any NEGOTIATE. */
@@ -106,6 +108,10 @@ struct smb2_conn {
 
 	uint32_t nsessions;
 	struct smb2_session *sessions; /* through smb2_session.conn_next */
+	/* Sessions of other connections this one is (being) bound to as a
+	 * channel (smb2_chan.c), each referenced. */
+	struct smb2_bound *bound;
+	uint32_t nbound;
 	bool closing;
 	/* Operations answered STATUS_PENDING (smb2_async.h). */
 	struct smb2_async *asyncs;
@@ -123,13 +129,37 @@ struct smb2_tree;
 struct smb2_open;
 struct smb2_auth;
 struct smb2_async;
+struct smb2_bound;
+
+/*
+ * A channel (MS-SMB2 §3.3.1.14): a connection bound to a session that was
+ * set up on another one (multichannel, smb2_chan.c). The session's own
+ * connection needs none: its key is Session.SigningKey. In the session's
+ * list (which holds a reference) from the first binding SESSION_SETUP on,
+ * valid once the binding's authentication is done, out of the list when
+ * its connection closes; requests of that connection hold a reference
+ * while they sign with its key.
+ */
+struct smb2_chan {
+	atomic_int refs;
+	struct smb2_chan *next;      /* smb2_session.chans; session.mu */
+	struct smb2_conn *conn;      /* session.mu; NULL once closed */
+	bool valid;                  /* session.mu */
+	struct smb2_sign_key sign;   /* Channel.SigningKey, once valid */
+	/* the binding's exchange: session.mu, as the session's own */
+	struct smb2_auth *auth;
+	bool setup_busy;
+	uint8_t preauth[64];         /* 3.1.1: the binding's preauth hash */
+};
 
 struct smb2_session {
 	uint64_t id;
 	atomic_int refs;
 	struct smb2_session *hnext;  /* session table bucket */
 	struct smb2_session *conn_next; /* smb2_conn.sessions */
-	struct smb2_conn *conn;      /* tier 1: one channel; conn.mu */
+	/* The connection it was set up on (session.mu); NULL once that
+	 * closed while other channels live on. */
+	struct smb2_conn *conn;
 
 	pthread_mutex_t mu;          /* everything below */
 	bool dead;
@@ -141,6 +171,9 @@ struct smb2_session {
 	bool encrypt_data;           /* Session.EncryptData (--smb-encrypt) */
 	bool anonymous;
 	bool have_keys;              /* @keys derived: the session signs */
+	uint16_t dialect;            /* Session.Connection.Dialect */
+	struct smb2_chan *chans;     /* bound channels (multichannel) */
+	uint32_t nchans;
 	/* The client has sent an encrypted request on this session: the
 	 * server's own messages to it (oplock breaks) go encrypted too. */
 	atomic_bool client_seals;
@@ -205,6 +238,10 @@ struct smb2_open {
 	bool delete_on_close;
 	uint64_t position;           /* FilePositionInformation */
 	uint32_t mode_flags;         /* FileModeInformation: WRITE_THROUGH */
+	/* Open.LockSequenceArray (§3.3.5.14, smb2_lock.c): a 4-bit number
+	 * per index, valid where its bit is set. */
+	uint8_t lock_seq[SMB2_LOCK_SEQUENCES];
+	uint64_t lock_seq_valid;
 	/* QUERY_DIRECTORY: where the enumeration stands, under @dir_mu
 	 * (held for a whole query: queries of one open run one at a time) */
 	pthread_mutex_t dir_mu;
@@ -270,6 +307,13 @@ struct smb2_work {
 	 * with @seal's key (referenced), and unsigned. */
 	bool encrypted;
 	struct smb2_session *seal;
+	/* The command's session reached over a bound channel: that
+	 * channel (referenced), whose key signs. */
+	struct smb2_chan *chan;
+	/* A SESSION_SETUP that binds this connection to a session of
+	 * another one, and its channel while the exchange runs. */
+	bool binding;
+	struct smb2_chan *bind_chan;
 	uint32_t delay_ms;           /* answer this much later (logon) */
 	bool answered;               /* a response was committed */
 	uint8_t err_data[8];         /* an error response's ErrorData */
@@ -362,6 +406,9 @@ void smb2_error_data_u32(struct smb2_work *w, uint32_t v);
 uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_logoff(struct smb2_work *w, struct smb2_buf *body);
 /* What a session's authentication and keys hold goes (session free). */
+/* A failed logon is answered this much later. */
+#define SMB2_LOGON_DELAY_MS 1000
+
 void smb2_session_auth_free(struct smb2_session *s);
 void smb2_session_keys_free(struct smb2_session *s);
 /*

@@ -39,10 +39,60 @@ struct lock_elem {
 	uint32_t st;  /* its decoding: bad flags are found in turn */
 };
 
-/* A waiting lock: what to try again. */
+/* A waiting lock: what to try again, and its lock sequence (0: none). */
 struct lock_wait {
 	struct lock_elem e;
+	uint32_t seq;
 };
+
+/*
+ * Lock sequence verification (MS-SMB2 §3.3.5.14): on a connection that
+ * could have resent the request over another channel (3.x with
+ * multichannel; resilient and durable opens are not served), LockSequence
+ * holds an index (1..64) and a 4-bit number; a request whose index holds
+ * its number already was done before, and is answered success without
+ * running again. lock_seq_index() is the index to use, 0 for none.
+ */
+static unsigned int lock_seq_index(const struct smb2_work *w, uint32_t seq)
+{
+	uint32_t index = seq >> 4;
+	bool verify;
+
+	pthread_mutex_lock(&w->conn->mu);
+	verify = w->conn->dialect >= SMB2_DIALECT_0300 &&
+		 (w->conn->server_caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL);
+	pthread_mutex_unlock(&w->conn->mu);
+	return verify && index >= 1 && index <= SMB2_LOCK_SEQUENCES ? index
+								     : 0;
+}
+
+/* Was the request with @seq done already? Else its entry is invalid
+ * until it succeeds. */
+static bool lock_seq_replay(struct smb2_open *o, unsigned int index,
+			    uint32_t seq)
+{
+	uint64_t bit = 1ull << (index - 1);
+	bool done;
+
+	pthread_mutex_lock(&o->mu);
+	done = (o->lock_seq_valid & bit) &&
+	       o->lock_seq[index - 1] == (seq & 0xF);
+	if (!done)
+		o->lock_seq_valid &= ~bit;
+	pthread_mutex_unlock(&o->mu);
+	return done;
+}
+
+static void lock_seq_done(struct smb2_open *o, unsigned int index,
+			  uint32_t seq)
+{
+	if (!index)
+		return;
+	pthread_mutex_lock(&o->mu);
+	o->lock_seq[index - 1] = (uint8_t)(seq & 0xF);
+	o->lock_seq_valid |= 1ull << (index - 1);
+	pthread_mutex_unlock(&o->mu);
+}
 
 static const uint8_t lock_ok_body[4] = { 4, 0, 0, 0 };
 
@@ -81,6 +131,7 @@ static void lock_retry(struct timer *t)
 						  : lock_try(a->open, &lw->e);
 		pthread_mutex_unlock(&a->open->mu);
 		if (err == 0) {
+			lock_seq_done(a->open, lw->seq >> 4, lw->seq);
 			if (!smb2_async_complete(a, STATUS_SUCCESS,
 						 lock_ok_body,
 						 sizeof(lock_ok_body))) {
@@ -145,6 +196,7 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	struct lock_wait *lw;
 	uint16_t ssize, count, i, taken = 0;
 	uint32_t seq, st = STATUS_SUCCESS;
+	unsigned int seq_index;
 	uint64_t p, v;
 	bool unlock = false, first_unlock = false, fail_now = false;
 	bool all_fail_now = true;
@@ -154,7 +206,6 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	    !sb_get_u32(body, &seq) || !sb_get_u64(body, &p) ||
 	    !sb_get_u64(body, &v))
 		return STATUS_INVALID_PARAMETER;
-	(void)seq; /* lock sequence replay: resilient handles, tier 2 */
 	if (!count || sb_remaining(body) / LOCK_ELEMENT_LEN < count)
 		return STATUS_INVALID_PARAMETER;
 	/* The open first: a closed FileId is FILE_CLOSED whatever its
@@ -162,6 +213,9 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
+	seq_index = lock_seq_index(w, seq);
+	if (seq_index && lock_seq_replay(o, seq_index, seq))
+		goto out_reply;
 	h.id = o;
 	el = req_alloc(w->req, (size_t)count * sizeof(*el));
 	if (!el) {
@@ -241,6 +295,7 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 		goto out_put;
 	}
 	lw->e = el[0];
+	lw->seq = seq_index ? seq : 0;
 	a = smb2_async_start(w, o, &lock_ops, lw);
 	if (!a) {
 		free(lw);
@@ -251,6 +306,7 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	st = STATUS_PENDING;
 	goto out_put;
 out_reply:
+	lock_seq_done(o, seq_index, seq);
 	if (!sb_put_bytes(&w->rsp, lock_ok_body, sizeof(lock_ok_body)))
 		st = STATUS_INSUFFICIENT_RESOURCES;
 out_put:

@@ -327,6 +327,11 @@ uint32_t smb2_cmd_negotiate(struct smb2_work *w, struct smb2_buf *body)
 	}
 	if (dialect >= SMB2_DIALECT_0210)
 		srv_caps |= SMB2_GLOBAL_CAP_LARGE_MTU;
+	/* §3.3.5.4: multichannel for a 3.x client that asks (binding:
+	 * smb2_chan.c) */
+	if (dialect >= SMB2_DIALECT_0300 &&
+	    (caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL))
+		srv_caps |= SMB2_GLOBAL_CAP_MULTI_CHANNEL;
 	/* §3.3.5.4: 3.0.x encrypt with AES-128-CCM when the client can,
 	 * which the capability answers; 3.1.1 with the cipher its context
 	 * chose, and the capability, meant for 3.0.x, is left clear (as

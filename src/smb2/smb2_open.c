@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "smb2/smb2_async.h"
+#include "smb2/smb2_chan.h"
 #include "smb2/smb2_path.h"
 #include "smb2/smb2_session.h"
 #include "state/file_state.h"
@@ -280,7 +281,7 @@ int smb2_open_close(struct smb2_session *s, struct smb2_open *o)
 
 	/* Its pending CHANGE_NOTIFY and blocking LOCKs end first
 	 * (STATUS_NOTIFY_CLEANUP, STATUS_CANCELLED). */
-	smb2_async_end_open(s->conn, o);
+	smb2_session_async_end_open(s, o);
 	/* Out of the table first: a concurrent closer never finds it again;
 	 * whichever marks it dead releases what it holds. */
 	if (!atomic_exchange(&o->dead, true))

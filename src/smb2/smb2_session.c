@@ -15,6 +15,7 @@
 #include <sys/random.h>
 
 #include "core/log.h"
+#include "smb2/smb2_chan.h"
 #include "smb2/smb2_open.h"
 
 #define SESS_SHARDS 64
@@ -112,17 +113,24 @@ static struct smb2_session *session_lookup(struct smb2_conn *c, uint64_t id)
 	for (s = tab.bucket[b]; s; s = s->hnext)
 		if (s->id == id)
 			break;
-	if (s && (!c || s->conn == c))
+	if (s && c) {
+		/* its own connection, or one bound to it (multichannel) */
+		bool on;
+
+		pthread_mutex_lock(&s->mu);
+		on = s->conn == c || smb2_chan_live(s, c);
+		pthread_mutex_unlock(&s->mu);
+		if (!on)
+			s = NULL;
+	}
+	if (s)
 		smb2_session_get(s);
-	else
-		s = NULL;
 	pthread_mutex_unlock(shard_of(b));
 	return s;
 }
 
 struct smb2_session *smb2_session_find(struct smb2_conn *c, uint64_t id)
 {
-	/* Tier 1: a session is used on the connection it was set up on. */
 	return session_lookup(c, id);
 }
 
@@ -138,6 +146,14 @@ void smb2_session_get(struct smb2_session *s)
 
 static void session_free(struct smb2_session *s)
 {
+	struct smb2_chan *ch;
+
+	/* Channels still listed (their connections hold the session until
+	 * they close, so none normally is). */
+	while ((ch = s->chans) != NULL) {
+		s->chans = ch->next;
+		smb2_chan_put(ch);
+	}
 	smb2_session_auth_free(s);
 	smb2_session_keys_free(s);
 	free(s->opens);
@@ -174,7 +190,7 @@ static bool table_unlink(struct smb2_session *s)
 
 void smb2_session_teardown(struct smb2_session *s)
 {
-	struct smb2_conn *c = s->conn;
+	struct smb2_conn *c;
 	struct smb2_session **pp;
 	struct smb2_tree *trees;
 	bool listed = false, tabled;
@@ -184,6 +200,10 @@ void smb2_session_teardown(struct smb2_session *s)
 		pthread_mutex_unlock(&s->mu);
 		return;
 	}
+	/* Its own connection's list (none once that closed: the list let
+	 * it go then); bound channels leave it as their connections
+	 * close. */
+	c = s->conn;
 	s->dead = true;
 	s->state = SMB2_SESS_EXPIRED;
 	trees = s->trees;
@@ -203,16 +223,18 @@ void smb2_session_teardown(struct smb2_session *s)
 		t->dead = true;
 		smb2_tree_put(t); /* the session's */
 	}
-	pthread_mutex_lock(&c->mu);
-	for (pp = &c->sessions; *pp; pp = &(*pp)->conn_next) {
-		if (*pp == s) {
-			*pp = s->conn_next;
-			c->nsessions--;
-			listed = true;
-			break;
+	if (c) {
+		pthread_mutex_lock(&c->mu);
+		for (pp = &c->sessions; *pp; pp = &(*pp)->conn_next) {
+			if (*pp == s) {
+				*pp = s->conn_next;
+				c->nsessions--;
+				listed = true;
+				break;
+			}
 		}
+		pthread_mutex_unlock(&c->mu);
 	}
-	pthread_mutex_unlock(&c->mu);
 	/* Unlinked from both before either reference goes: @s stays valid
 	 * until the last put, whoever holds the others. */
 	tabled = table_unlink(s);

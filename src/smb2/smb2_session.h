@@ -19,8 +19,9 @@
 struct smb2_session *smb2_session_new(struct smb2_conn *c);
 
 /*
- * smb2_session_find() - the live session @id bound to connection @c, with
- * a reference, or NULL (unknown, torn down, or another connection's).
+ * smb2_session_find() - the live session @id of connection @c (set up on
+ * it, or bound to it as a channel), with a reference, or NULL (unknown,
+ * torn down, or another connection's).
  */
 struct smb2_session *smb2_session_find(struct smb2_conn *c, uint64_t id);
 

@@ -14,8 +14,8 @@
  *    keys and takes the new identity (§3.3.5.5.3);
  *  - a failure ends the session and its answer waits SMB2_LOGON_DELAY_MS
  *    on a timer (no thread waits), to slow a password guesser down.
- * A SessionId that is not 0 must be one of this connection's sessions;
- * binding a second channel is multichannel (tier 3): refused.
+ * A SessionId that is not 0 must be one of this connection's sessions,
+ * but for a binding (multichannel: smb2_chan.c).
  */
 #include "smb2/smb2_int.h"
 
@@ -29,10 +29,8 @@
 #include "core/timer.h"
 #include "transport/transport.h"
 #include "smb2/auth/auth.h"
+#include "smb2/smb2_chan.h"
 #include "smb2/smb2_session.h"
-
-/* A failed logon is answered this much later. */
-#define SMB2_LOGON_DELAY_MS 1000
 
 /* The session's exchange, begun on its first SESSION_SETUP. */
 static struct smb2_auth *session_auth(struct smb2_session *s)
@@ -77,8 +75,13 @@ void smb2_preauth_response(struct smb2_work *w)
 		pthread_mutex_unlock(&c->mu);
 	} else if (w->command == SMB2_SESSION_SETUP && s &&
 		   w->last_status == STATUS_MORE_PROCESSING_REQUIRED) {
+		/* A binding's answers go into its channel's hash, signed as
+		 * they are sent (§3.3.5.5.3). */
 		pthread_mutex_lock(&s->mu);
-		if (s->state == SMB2_SESS_IN_PROGRESS)
+		if (w->bind_chan)
+			preauth_fold(w->bind_chan->preauth, w->rsp.base,
+				     w->rsp.pos);
+		else if (s->state == SMB2_SESS_IN_PROGRESS)
 			preauth_fold(s->preauth, w->rsp.base, w->rsp.pos);
 		pthread_mutex_unlock(&s->mu);
 	}
@@ -105,15 +108,15 @@ static uint32_t setup_session(struct smb2_work *w, uint8_t flags)
 		pthread_mutex_unlock(&c->mu);
 		return STATUS_SUCCESS;
 	}
-	/* §3.3.5.5.2: binding is for a second channel (multichannel). */
-	if (flags & SMB2_SESSION_FLAG_BINDING)
-		return STATUS_REQUEST_NOT_ACCEPTED;
+	(void)flags;
 	if (!w->sess || w->sess->id != w->session_id) {
 		smb2_session_put(w->sess);
 		w->sess = smb2_session_find(c, w->session_id);
 	}
 	if (!w->sess)
 		return STATUS_USER_SESSION_DELETED;
+	/* A reauthentication may come over a bound channel too: it was
+	 * signed with that channel's key (smb2_sign.c). */
 	return STATUS_SUCCESS;
 }
 
@@ -180,6 +183,7 @@ static uint32_t setup_done(struct smb2_work *w, struct smb2_auth *a,
 					       c->sign_alg, cipher, key,
 					       sizeof(key), s->preauth);
 		s->have_keys = err == 0;
+		s->dialect = c->dialect;
 		s->signing_required =
 			smb2_cfg()->signing_required || client_requires;
 		/* Session.EncryptData (§3.3.5.5.3): what the client sends
@@ -244,6 +248,28 @@ out_free:
 	return false;
 }
 
+/* A binding step: the response's fixed part, then the exchange's. */
+static uint32_t bind_step(struct smb2_work *w, const struct smb2_buf *token)
+{
+	size_t fixed = w->rsp.pos, outlen = 0;
+	uint8_t *fix;
+	uint32_t st;
+
+	if (!smb2_rsp_room(w, 8 + SMB2_AUTH_TOKEN_MAX))
+		return STATUS_INSUFFICIENT_RESOURCES;
+	fix = w->rsp.base + fixed;
+	sb_put_u16(&w->rsp, 9);
+	sb_put_u16(&w->rsp, 0);
+	sb_put_u16(&w->rsp, SMB2_HDR_LEN + 8);
+	sb_put_u16(&w->rsp, 0);
+	st = smb2_bind_setup(w, token, &outlen);
+	if (st == STATUS_SUCCESS || st == STATUS_MORE_PROCESSING_REQUIRED) {
+		w->rsp.pos += outlen;
+		put_le16(fix + 6, (uint16_t)outlen);
+	}
+	return st;
+}
+
 uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body)
 {
 	uint16_t ssize, sec_off, sec_len, sflags = 0;
@@ -272,6 +298,10 @@ uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body)
 	if (!sec_len)
 		sb_init(&token, NULL, 0);
 
+	/* §3.3.5.5 step 4: another connection's session, bound as a
+	 * channel of this one (smb2_chan.c). */
+	if (flags & SMB2_SESSION_FLAG_BINDING)
+		return bind_step(w, &token);
 	/* §3.3.5.5 steps 1, 2: with encryption required, a client that
 	 * cannot encrypt gets no session (RejectUnencryptedAccess). */
 	if (smb2_cfg()->encrypt == SMB2_ENCRYPT_REQUIRED &&

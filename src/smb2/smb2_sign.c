@@ -19,6 +19,17 @@ static bool session_signs(struct smb2_session *s, bool *required)
 	return on;
 }
 
+/*
+ * The key of the command's session on its connection (§3.3.4.1.1,
+ * §3.3.5.2.4): a bound channel's own (w->chan), else Session.SigningKey
+ * (a binding's steps until its last answer, which its new channel's key
+ * signs).
+ */
+static const struct smb2_sign_key *sign_key(const struct smb2_work *w)
+{
+	return w->chan ? &w->chan->sign : &w->sess->keys.sign;
+}
+
 uint32_t smb2_sign_check_request(struct smb2_work *w)
 {
 	struct smb2_session *s = w->sess;
@@ -33,7 +44,7 @@ uint32_t smb2_sign_check_request(struct smb2_work *w)
 		return required ? STATUS_ACCESS_DENIED : STATUS_SUCCESS;
 	iov.iov_base = w->msg.base + w->off;
 	iov.iov_len = w->cmd_len;
-	if (!smb2_verify(&s->keys.sign, w->message_id, false,
+	if (!smb2_verify(sign_key(w), w->message_id, false,
 			 w->command == SMB2_CANCEL, &iov, 1)) {
 		log_ratelimited(LL_INFO, "smb2: a request with a bad "
 				"signature refused");
@@ -77,7 +88,7 @@ void smb2_sign_response(struct smb2_work *w)
 			iov[n++].iov_len = pl->len;
 		}
 	}
-	if (smb2_sign(&s->keys.sign, w->message_id, true, false, iov, n,
+	if (smb2_sign(sign_key(w), w->message_id, true, false, iov, n,
 		      sig) < 0) {
 		log_ratelimited(LL_WARN, "smb2: cannot sign a response");
 		return;

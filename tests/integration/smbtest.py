@@ -40,6 +40,18 @@ def free_port():
                 continue
 
 
+def plain(conn):
+    """Keep an impacket connection (SMBConnection or SMB3, negotiated, not
+    yet logged on) from encrypting: impacket 0.10 encrypts every session
+    whose server offers encryption, but its raw readers (oplock breaks,
+    interim answers) do not decrypt. Encryption has its own tests
+    (test_smb_hostile.py, test_smb_clients.sh); these test other
+    things, as clients that do not ask for encryption see them."""
+    smb = getattr(conn, "_SMBConnection", conn)
+    smb._Connection["SupportsEncryption"] = False
+    return conn
+
+
 def status_of(e):
     """The NTSTATUS of an impacket SessionError."""
     return e.get_error_code() & 0xffffffff

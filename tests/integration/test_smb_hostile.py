@@ -33,7 +33,12 @@ one user, one share) and, with a small struct-based SMB2 encoder of its own:
   short, wrapping another session's, an SMB1 or another TRANSFORM, or sent
   after LOGOFF: each closes the connection; sealed requests get sealed,
   unsigned answers (a READ's data too); a share with smb_encrypt=required
-  refuses unencrypted requests and sessions without a cipher.
+  refuses unencrypted requests and sessions without a cipher;
+
+  multichannel (MS-SMB2 3.3.5.5.2): bindings unsigned, wrongly signed, to
+  an unknown session, with a wrong password, twice; the bound channel's
+  own key, requests signed with the session's key refused there, the
+  session outliving its first connection and ending with its last.
 
 After every case a good NEGOTIATE on a new connection must be answered; at
 the end SIGTERM must give exit status 0 and no sanitizer report. Nothing
@@ -433,6 +438,45 @@ class Conn:
                 self.key = kdf(key[:16], b"SMB2AESCMAC\0", b"SmbSign\0")
             self.sess_rsp = r
         return r.status
+
+    def bind(self, sid, skey, password=PASSWORD, req_key=None):
+        """Bind this negotiated 3.1.1 connection to session @sid, whose
+        Session.SigningKey is @skey, as a channel (MS-SMB2 3.3.5.5.2):
+        each step signed with @req_key (default @skey), the binding's own
+        preauth hash. (final status, Channel.SigningKey or None, the
+        responses)."""
+        h = self.preauth
+        rsps = []
+        t1 = ntlm.getNTLMSSPType1("", "", signingRequired=True)
+        tok = t1.getData()
+        body = struct.pack("<HBBIIHHQ", 25, 1, 1, 1, 0, 88, len(tok), 0)
+        msg = sign_msg(req_key or skey,
+                       self.req(SESSION_SETUP, body + tok, sign=False,
+                                sid=sid))
+        self.send_raw(frame(msg))
+        rs = self.recv()
+        if not rs or rs[0].status != ST["MORE_PROCESSING_REQUIRED"]:
+            return (None if not rs else rs[0].status), None, rs
+        rsps.append(rs[0])
+        h = hashlib.sha512(h + msg).digest()
+        h = hashlib.sha512(h + self.last_raw).digest()
+        off, ln = struct.unpack_from("<HH", rs[0].body, 4)
+        t3, key = ntlm.getNTLMSSPType3(t1, rs[0].raw[off:off + ln], USER,
+                                       password, "")
+        tok = t3.getData()
+        body = struct.pack("<HBBIIHHQ", 25, 1, 1, 1, 0, 88, len(tok), 0)
+        msg = sign_msg(req_key or skey,
+                       self.req(SESSION_SETUP, body + tok, sign=False,
+                                sid=sid))
+        h = hashlib.sha512(h + msg).digest()
+        self.send_raw(frame(msg))
+        rs = self.recv()
+        if not rs:
+            return None, None, rsps
+        rsps.append(rs[0])
+        chan = kdf(key[:16], b"SMBSigningKey\0", h) \
+            if rs[0].status == 0 else None
+        return rs[0].status, chan, rsps
 
     def tree_connect(self, share="share"):
         path = utf16(f"\\\\127.0.0.1\\{share}")
@@ -1289,6 +1333,66 @@ def t_encryption():
     alive("encryption")
 
 
+def t_multichannel():
+    """MS-SMB2 3.3.5.5.2: a second connection bound to a session: signed
+    with the session's key, refused when it is not, its own key after;
+    the session outlives its first connection and ends with its last."""
+    srv = T.srv
+    a = logon(srv.port)
+    fid = open_file(a, "mc.dat", disp=5)
+    expect("multichannel_write_on_first",
+           a.status(WRITE, write_body(fid, b"bound" * 10)), "SUCCESS")
+    b = Conn(srv.port)
+    b.negotiate()
+    # unsigned, wrongly signed, an unknown session
+    body = struct.pack("<HBBIIHHQ", 25, 1, 1, 1, 0, 88, 1, 0) + b"\0"
+    expect("bind_unsigned",
+           b.status(SESSION_SETUP, body, sign=False, sid=a.sid),
+           "INVALID_PARAMETER")
+    st, _, _ = b.bind(a.sid, a.key, req_key=b"\x55" * 16)
+    expect("bind_bad_signature", st, "ACCESS_DENIED")
+    st, _, _ = b.bind(a.sid ^ 0x77, a.key)
+    expect("bind_unknown_session", st, "USER_SESSION_DELETED")
+    st, _, _ = b.bind(a.sid, a.key, password="wrong-Pw-1")
+    expect("bind_wrong_password", st, "LOGON_FAILURE")
+    st, chan, rsps = b.bind(a.sid, a.key)
+    expect("bind_ok", st, "SUCCESS")
+    check("bind_steps_signed_with_session_key",
+          len(rsps) == 2 and signature_ok(a.key, rsps[0].raw), repr(rsps))
+    check("bind_last_answer_signed_with_channel_key",
+          chan is not None and signature_ok(chan, rsps[-1].raw) and
+          not signature_ok(a.key, rsps[-1].raw), repr(rsps))
+    b.sid, b.key, b.tid = a.sid, chan, a.tid
+    r = b.call(READ, read_body(fid, 50))
+    off, ln = (struct.unpack_from("<BxI", r.body, 2) if r else (0, 0))
+    check("bound_channel_reads_the_open", r is not None and r.status == 0
+          and r.raw[off:off + ln] == b"bound" * 10 and
+          signature_ok(chan, r.raw), repr(r))
+    expect("bound_channel_refuses_session_key",
+           b.status(ECHO, struct.pack("<HH", 4, 0), sign=False) and
+           b.status(READ, sign_msg(a.key, b.req(READ, read_body(fid, 5),
+                                                 sign=False))[64:],
+                    sign=False),
+           "ACCESS_DENIED")
+    st, _, _ = b.bind(a.sid, a.key)
+    expect("bind_again_refused", st, "ACCESS_DENIED")
+    # the first connection goes; the session lives on the bound one
+    a.close()
+    time.sleep(0.3)
+    r = b.call(READ, read_body(fid, 5))
+    check("session_outlives_first_connection", r is not None and
+          r.status == 0, repr(r))
+    b.close()
+    time.sleep(0.3)
+    c = Conn(srv.port)
+    c.negotiate()
+    st, _, _ = c.bind(a.sid, a.key)
+    expect("session_ends_with_last_channel", st, "USER_SESSION_DELETED",
+           "ACCESS_DENIED")
+    c.close()
+    alive("multichannel")
+
+
 def t_create(c):
     srv = T.srv
     outside_before = snapshot(srv.outside)
@@ -1744,6 +1848,7 @@ def main():
         t_compound_framing()
         t_signing()
         t_encryption()
+        t_multichannel()
         c = logon(srv.port)
         t_create(c)
         alive("create")

@@ -29,6 +29,8 @@ import sys
 import tempfile
 import time
 
+import smbtest
+
 try:
     from impacket import smb3, smb3structs as s3
     from impacket.smb3structs import SMB2_DIALECT_21, SMB2_DIALECT_30
@@ -172,6 +174,8 @@ class Client:
     def __init__(self, srv, dialect=SMB2_DIALECT_30):
         self.c = smb3.SMB3("127.0.0.1", "127.0.0.1", sess_port=srv.port,
                            preferredDialect=dialect, timeout=10)
+        # unencrypted: the VNI answer must come signed (smbtest.plain)
+        smbtest.plain(self.c)
         self.c.login(USER, PASSWORD)
         self.tid = self.c.connectTree("share")
 

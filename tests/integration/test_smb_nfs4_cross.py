@@ -79,6 +79,7 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nfs4_client as nc  # noqa: E402
+import smbtest  # noqa: E402
 import test_nfs4_raw as raw  # noqa: E402
 from test_nfs4_raw import check, expect, sname, walk_fh  # noqa: E402
 
@@ -122,6 +123,8 @@ class Smb:
     def __init__(self, port):
         self.c = SMBConnection("127.0.0.1", "127.0.0.1", sess_port=port,
                                timeout=20)
+        # its raw oplock-break reader takes breaks in the clear
+        smbtest.plain(self.c)
         self.c.login(USER, PASSWORD)
         self.tid = self.c.connectTree(SHARE)
         self.srv = self.c.getSMBServer()
