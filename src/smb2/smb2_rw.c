@@ -27,6 +27,9 @@
 
 #define READ_RSP_FIXED 16  /* StructureSize .. Reserved2 */
 #define SMB2_READ_DATA_OFFSET (SMB2_HDR_LEN + READ_RSP_FIXED)
+/* Where clients put a WRITE's data: after the header and its 48 fixed
+ * bytes (DataOffset 0x70). */
+#define SMB2_WRITE_DATA_OFFSET (SMB2_HDR_LEN + 48)
 
 static int io_check_locks(struct smb2_open *o, bool write, uint64_t off,
 			  uint32_t len)
@@ -227,6 +230,12 @@ out_put:
 
 size_t smb2_write_align(const uint8_t *head, size_t len)
 {
+	/* A large encrypted message is, as a rule, a WRITE, which opens in
+	 * place (smb2_seal.c) with its data where every client puts it:
+	 * DataOffset 0x70. A guess that misses only costs the copy into
+	 * the page cache that an unaligned WRITE costs anyway. */
+	if (len >= 4 && get_le32(head) == SMB2_TRANSFORM_PROTOCOL_ID)
+		return SMB2_TRANSFORM_LEN + SMB2_WRITE_DATA_OFFSET;
 	/* A WRITE that is the message's first command: its DataOffset. */
 	if (len < SMB2_HDR_LEN + 4 || get_le32(head) != SMB2_PROTOCOL_ID ||
 	    get_le16(head + SMB2_HDR_COMMAND) != SMB2_WRITE)
