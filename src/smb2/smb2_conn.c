@@ -52,6 +52,7 @@ void smb2_conn_close(struct smb2_conn *c)
 	c->closing = true;
 	pthread_mutex_unlock(&c->mu);
 	smb2_async_end_all(c);
+	smb2_park_release_all(c);
 	smb2_conn_unbind_all(c);
 	while ((s = smb2_session_unbind_first(c)) != NULL) {
 		if (smb2_session_detach(s))

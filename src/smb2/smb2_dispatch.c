@@ -932,6 +932,7 @@ enum req_verdict smb2_process(struct req *r)
 		/* On a worker now: the deferred command's header is
 		 * decoded and its credits taken; run it. */
 		w->deferred = false;
+		smb2_park_unlist(w);
 		goto run;
 	}
 	for (;;) {
@@ -997,8 +998,10 @@ out_violation:
  */
 void smb2_release(struct req *r)
 {
-	if (r->proto)
+	if (r->proto) {
+		smb2_park_unlist(r->proto);
 		work_release(r->proto);
+	}
 }
 
 /*

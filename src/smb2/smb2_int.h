@@ -113,6 +113,9 @@ struct smb2_conn {
 	struct smb2_bound *bound;
 	uint32_t nbound;
 	bool closing;
+	/* Requests parked on a grant break (smb2_oplock.c), through
+	 * smb2_work.park_next: the connection's close lets them go. */
+	struct smb2_work *parked;
 	/* Operations answered STATUS_PENDING (smb2_async.h). */
 	struct smb2_async *asyncs;
 	uint32_t nasync;
@@ -327,6 +330,8 @@ struct smb2_work {
 	bool parked;
 	bool interim_sent;           /* its STATUS_PENDING went out */
 	struct state_grant_waiter park_wt;
+	struct smb2_work *park_next; /* smb2_conn.parked; conn.mu */
+	bool park_listed;            /* conn.mu */
 };
 
 /* One command (MS-SMB2 §3.3.5): its handler and what it needs. */
@@ -510,6 +515,14 @@ uint32_t smb2_grant_break(struct smb2_work *w, struct state_file *sf,
 uint32_t smb2_open_break(struct smb2_work *w, struct smb2_open *o,
 			 enum state_grant_op op);
 uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body);
+/*
+ * smb2_park_unlist() - @w runs again, or goes: off its connection's list
+ * of parked requests. smb2_park_release_all() - the connection closes:
+ * every request of it still parked stops waiting and is resumed, which
+ * releases it (its connection is closed).
+ */
+void smb2_park_unlist(struct smb2_work *w);
+void smb2_park_release_all(struct smb2_conn *c);
 /* smb2_rw.c */
 uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body);

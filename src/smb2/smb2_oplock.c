@@ -151,6 +151,51 @@ static void park_wake(struct state_grant_waiter *wt)
 	transport_req_resume(wt->arg);
 }
 
+/* On its connection's list before it can be woken, so that a close
+ * always finds it while it waits (conn.mu, then the file's mu). */
+static void park_list(struct smb2_work *w)
+{
+	struct smb2_conn *c = w->conn;
+
+	pthread_mutex_lock(&c->mu);
+	w->park_next = c->parked;
+	c->parked = w;
+	w->park_listed = true;
+	pthread_mutex_unlock(&c->mu);
+}
+
+void smb2_park_unlist(struct smb2_work *w)
+{
+	struct smb2_conn *c = w->conn;
+	struct smb2_work **pp;
+
+	pthread_mutex_lock(&c->mu);
+	if (w->park_listed) {
+		for (pp = &c->parked; *pp; pp = &(*pp)->park_next) {
+			if (*pp == w) {
+				*pp = w->park_next;
+				break;
+			}
+		}
+		w->park_listed = false;
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void smb2_park_release_all(struct smb2_conn *c)
+{
+	struct smb2_work *w;
+
+	/* Under conn.mu a listed request cannot run again and go (it
+	 * unlists itself first), and unwaiting takes the file's mu, which
+	 * is never held while conn.mu is taken. */
+	pthread_mutex_lock(&c->mu);
+	for (w = c->parked; w; w = w->park_next)
+		if (state_grant_unwait(&w->park_wt))
+			transport_req_resume(w->req);
+	pthread_mutex_unlock(&c->mu);
+}
+
 uint32_t smb2_grant_break(struct smb2_work *w, struct state_file *sf,
 			  struct vfs_obj *obj,
 			  const struct state_grant_ask *ask)
@@ -159,10 +204,13 @@ uint32_t smb2_grant_break(struct smb2_work *w, struct state_file *sf,
 
 	w->park_wt.fn = park_wake;
 	w->park_wt.arg = w->req;
+	park_list(w);
 	err = sf ? state_grant_break(sf, ask, &w->park_wt)
 		 : state_grant_break_obj(obj, ask, &w->park_wt);
-	if (err != -EAGAIN)
+	if (err != -EAGAIN) {
+		smb2_park_unlist(w);
 		return STATUS_SUCCESS;
+	}
 	w->parked = true;
 	return STATUS_PENDING;
 }

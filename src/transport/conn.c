@@ -411,9 +411,22 @@ static bool park_meet(struct xreq *xr, int mine)
 	return true;
 }
 
+/* @xr's protocol parked it: true when it was resumed meanwhile (it runs
+ * again now), else it waits, counted in its connection's parked. */
+static bool xreq_park(struct xreq *xr)
+{
+	struct conn *c = xr->req.conn;
+
+	atomic_fetch_add(&c->parked, 1);
+	if (!park_meet(xr, XREQ_PARK_PARKED))
+		return false;
+	atomic_fetch_sub(&c->parked, 1);
+	return true;
+}
+
 static void xreq_parked(struct xreq *xr)
 {
-	if (park_meet(xr, XREQ_PARK_PARKED))
+	if (xreq_park(xr))
 		workq_push(xr, xr, 1);
 }
 
@@ -421,8 +434,10 @@ void transport_req_resume(struct req *r)
 {
 	struct xreq *xr = xreq_of(r);
 
-	if (park_meet(xr, XREQ_PARK_RESUMED))
+	if (park_meet(xr, XREQ_PARK_RESUMED)) {
+		atomic_fetch_sub(&r->conn->parked, 1);
 		workq_push(xr, xr, 1);
+	}
 }
 
 /*
@@ -500,7 +515,7 @@ bool xreq_run_inline(struct xreq *xr, bool more)
 		return true;
 	case REQ_PARK:
 		/* Resumed already: the caller hands it to the pool. */
-		return park_meet(xr, XREQ_PARK_PARKED);
+		return xreq_park(xr);
 	case REQ_DROP:
 		break;
 	}

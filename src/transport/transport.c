@@ -638,9 +638,13 @@ static bool loop_drain(struct loop *lp, bool force)
 {
 	struct conn *c, *next;
 
+	/* A connection whose calls all wait on someone else (parked) has
+	 * nothing to finish: it closes now, and its protocol lets them go
+	 * (its conn_close hook). */
 	for (c = lp->conns; c; c = next) {
 		next = c->next;
-		if (force || !atomic_load(&c->inflight))
+		if (force || atomic_load(&c->inflight) <=
+				     atomic_load(&c->parked))
 			conn_close(lp, c);
 	}
 	return lp->conns == NULL;

@@ -70,6 +70,9 @@ struct conn {
 	atomic_uint max_msg;  /* the decoder's limit, as the protocol set it */
 	atomic_int refs;      /* the loop's (until closed) + one per call */
 	atomic_uint inflight; /* calls alive */
+	/* ...of which parked by their protocol (REQ_PARK), waiting on
+	 * someone else: at stop they do not keep the connection open */
+	atomic_uint parked;
 	atomic_bool paused;   /* reading stopped at max_inflight */
 	atomic_bool closed;   /* set under @lock */
 	atomic_bool has_sendq;

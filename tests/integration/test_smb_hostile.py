@@ -41,7 +41,9 @@ one user, one share) and, with a small struct-based SMB2 encoder of its own:
   session outliving its first connection and ending with its last.
 
 After every case a good NEGOTIATE on a new connection must be answered; at
-the end SIGTERM must give exit status 0 and no sanitizer report. Nothing
+the end, with a CREATE left parked on an oplock break nobody answers,
+SIGTERM must end nasd within 10 s with exit status 0 and no sanitizer
+report. Nothing
 outside the share may change. Prints "ok - NAME" / "not ok - NAME: DETAIL"
 and exits 1 if any failed, 77 when impacket or cryptography is missing.
 """
@@ -701,6 +703,7 @@ def snapshot(path):
 
 class T:
     srv = None
+    keep = None
 
 
 def alive(name):
@@ -1393,6 +1396,23 @@ def t_multichannel():
     alive("multichannel")
 
 
+def t_parked_at_stop():
+    """Leave a CREATE parked on an oplock break that its holder never
+    answers (its client stops reading): SIGTERM must not wait for the
+    break's 35 s timeout (main() times the stop)."""
+    a = logon(T.srv.port)
+    body = bytearray(create_body("parked.dat", disposition=5))
+    body[3] = 9  # RequestedOplockLevel: batch
+    r = a.call(CREATE, bytes(body))
+    check("parked_holder_gets_batch", r is not None and r.status == 0 and
+          r.body[2] == 9, repr(r))
+    b = logon(T.srv.port)
+    b.send_raw(frame(b.req(CREATE, create_body("parked.dat",
+                                                disposition=1))))
+    time.sleep(0.5)
+    T.keep = (a, b)  # both stay open; a never reads its break
+
+
 def t_create(c):
     srv = T.srv
     outside_before = snapshot(srv.outside)
@@ -1860,9 +1880,11 @@ def main():
         t_foreign_fid()
         check("passwd_untouched", os.stat("/etc/passwd").st_mtime <
               time.time() - 1, "changed just now")
+        t_parked_at_stop()
     finally:
         if srv is not None and srv.proc is not None:
             if srv.proc.poll() is None:
+                t0 = time.time()
                 srv.proc.send_signal(signal.SIGTERM)
                 try:
                     rc = srv.proc.wait(timeout=60)
@@ -1870,6 +1892,8 @@ def main():
                     srv.proc.kill()
                     rc = srv.proc.wait()
                     rc = f"hung ({rc})"
+                check("stops_within_10s", time.time() - t0 < 10,
+                      f"{time.time() - t0:.1f} s")
             else:
                 rc = f"died before SIGTERM ({srv.proc.returncode})"
             log = srv.log_text()

@@ -52,7 +52,10 @@ client of nfs4_client.py. Checks:
   7. NFSv4 delegations in the same engine: a read delegation lives with
      an SMB open for reading; an SMB CREATE for writing sends CB_RECALL
      and waits until the holder's DELEGRETURN, then succeeds;
+  8. a stop while an SMB open waits for a recall nobody answers: SIGTERM
+     ends nasd within 10 s (the parked open is let go, not waited for);
   and the server exits 0 on SIGTERM without a sanitizer report.
+
 Prints "ok - NAME" / "not ok - NAME: DETAIL"; exit 1 on a failure, 77
 when impacket is missing.
 """
@@ -915,6 +918,30 @@ def t_delegations(w):
     h.c.close()
 
 
+def t_stop_with_recall(w):
+    """Case 8: an SMB open for writing waits for an NFSv4 read
+    delegation's return, which its holder never sends (it keeps its
+    connection and ignores the CB_RECALL): the stop that follows must not
+    wait for the recall to time out (main() times it)."""
+    import test_nfs4_deleg as td
+    w.mkfile("dg8")
+    h = td.Holder(w.nfs_port, f"cross-stop-{random.getrandbits(32)}")
+    st, _, d, fh = h.open(w.dirfh, "dg8", nc.ACCESS_READ, owner=b"dh8")
+    if not check("c8_nfs_read_delegation",
+                 st == 0 and d and d[0] == td.DELEG_READ,
+                 f"{sname(st)} {d}"):
+        return
+    other = Smb(w.smb_port)
+    mid = other.create_oplock("dg8", WD, R | W | D, 0)
+    xid, rec = td.wait_recall(h)
+    check("c8_smb_open_waits_for_return",
+          rec is not None and not other.answered(mid), f"{rec}")
+    KEEP.extend([h, other])  # open until nasd stops
+
+
+KEEP = []
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -940,7 +967,7 @@ def main():
             return 1
         for t in (t_remove, t_share_modes, t_locks_smb_first,
                   t_locks_nfs_first, t_release, t_delete_pending,
-                  t_oplocks, t_delegations):
+                  t_oplocks, t_delegations, t_stop_with_recall):
             try:
                 w = World(nfs_port, smb_port, export)
                 t(w)
@@ -957,10 +984,13 @@ def main():
                       f"nasd exited with {proc.returncode}")
                 break
         if proc.poll() is None:
+            t0 = time.time()
             proc.send_signal(signal.SIGTERM)
             try:
                 rc = proc.wait(20)
                 check("sigterm_exit_0", rc == 0, f"exit status {rc}")
+                check("stops_within_10s", time.time() - t0 < 10,
+                      f"{time.time() - t0:.1f} s")
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
