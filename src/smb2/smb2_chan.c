@@ -231,6 +231,18 @@ static uint32_t bind_check(struct smb2_work *w, struct smb2_session *s)
 	return STATUS_SUCCESS;
 }
 
+/* @c's record of @s, or NULL; c->mu held. */
+static struct smb2_bound *bound_find(struct smb2_conn *c,
+				     const struct smb2_session *s)
+{
+	struct smb2_bound *b;
+
+	for (b = c->bound; b; b = b->next)
+		if (b->sess == s)
+			return b;
+	return NULL;
+}
+
 /*
  * The channel of @c on @s being bound, made (and @c's record of @s) at
  * the first step, with a reference for the caller; NULL with *@st set:
@@ -248,7 +260,8 @@ static struct smb2_chan *bind_chan(struct smb2_work *w, struct smb2_session *s,
 	if (!b || !ch)
 		goto out_nomem;
 	pthread_mutex_lock(&c->mu);
-	if (c->closing || c->nbound >= SMB2_MAX_SESSIONS_PER_CONN) {
+	if (c->closing || (c->nbound >= SMB2_MAX_SESSIONS_PER_CONN &&
+			   !bound_find(c, s))) {
 		pthread_mutex_unlock(&c->mu);
 		*st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_free;
@@ -285,12 +298,18 @@ static struct smb2_chan *bind_chan(struct smb2_work *w, struct smb2_session *s,
 	s->chans = ch;
 	s->nchans++;
 	pthread_mutex_unlock(&s->mu);
-	smb2_session_get(s);
-	b->sess = s;
-	b->next = c->bound;
-	c->bound = b;
-	c->nbound++;
+	/* One record per session on @c (an earlier binding that failed
+	 * left its own). */
+	if (!bound_find(c, s)) {
+		smb2_session_get(s);
+		b->sess = s;
+		b->next = c->bound;
+		c->bound = b;
+		c->nbound++;
+		b = NULL;
+	}
 	pthread_mutex_unlock(&c->mu);
+	free(b);
 	return ch;
 
 out_nomem:

@@ -248,20 +248,33 @@ out_free:
 	return false;
 }
 
-/* A binding step: the response's fixed part, then the exchange's. */
-static uint32_t bind_step(struct smb2_work *w, const struct smb2_buf *token)
+/*
+ * The response's 8 fixed bytes (§2.2.6), room for the answer token after
+ * them; where they start (SessionFlags at +2, SecurityBufferLength at +6,
+ * both left 0), or NULL when out of memory.
+ */
+static uint8_t *setup_rsp_fixed(struct smb2_work *w)
 {
-	size_t fixed = w->rsp.pos, outlen = 0;
-	uint8_t *fix;
-	uint32_t st;
+	size_t fixed = w->rsp.pos;
 
 	if (!smb2_rsp_room(w, 8 + SMB2_AUTH_TOKEN_MAX))
-		return STATUS_INSUFFICIENT_RESOURCES;
-	fix = w->rsp.base + fixed;
+		return NULL;
 	sb_put_u16(&w->rsp, 9);
 	sb_put_u16(&w->rsp, 0);
 	sb_put_u16(&w->rsp, SMB2_HDR_LEN + 8);
 	sb_put_u16(&w->rsp, 0);
+	return w->rsp.base + fixed;
+}
+
+/* A binding step: the response's fixed part, then the exchange's. */
+static uint32_t bind_step(struct smb2_work *w, const struct smb2_buf *token)
+{
+	size_t outlen = 0;
+	uint8_t *fix = setup_rsp_fixed(w);
+	uint32_t st;
+
+	if (!fix)
+		return STATUS_INSUFFICIENT_RESOURCES;
 	st = smb2_bind_setup(w, token, &outlen);
 	if (st == STATUS_SUCCESS || st == STATUS_MORE_PROCESSING_REQUIRED) {
 		w->rsp.pos += outlen;
@@ -279,7 +292,7 @@ uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body)
 	struct smb2_buf token;
 	struct smb2_auth *a;
 	struct smb2_session *s;
-	size_t fixed, outlen = 0;
+	size_t outlen = 0;
 	uint8_t *fix;
 	int ret;
 
@@ -340,17 +353,12 @@ uint32_t smb2_cmd_session_setup(struct smb2_work *w, struct smb2_buf *body)
 		return STATUS_INSUFFICIENT_RESOURCES;
 
 	/* The response: 8 fixed bytes, then the answer token. */
-	fixed = w->rsp.pos;
-	if (!smb2_rsp_room(w, 8 + SMB2_AUTH_TOKEN_MAX)) {
+	fix = setup_rsp_fixed(w);
+	if (!fix) {
 		ret = -ENOMEM;
 		st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_failed;
 	}
-	fix = w->rsp.base + fixed;
-	sb_put_u16(&w->rsp, 9);
-	sb_put_u16(&w->rsp, 0);
-	sb_put_u16(&w->rsp, SMB2_HDR_LEN + 8);
-	sb_put_u16(&w->rsp, 0);
 	ret = smb2_auth_step(a, token.base, token.len, w->rsp.base + w->rsp.pos,
 			     sb_remaining(&w->rsp), &outlen);
 	if (ret >= 0) {

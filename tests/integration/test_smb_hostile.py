@@ -293,18 +293,8 @@ class Conn:
     def recv(self):
         """The next message's responses, None when the connection ends.
         Interim (STATUS_PENDING) responses are skipped."""
-        while True:
-            try:
-                m = recv_frame(self.s)
-            except Closed:
-                self.closed = True
-                return None
-            rs = split_rsp(m)
-            if len(rs) == 1 and rs[0].status == ST["PENDING"] and \
-                    rs[0].flags & FLAG_ASYNC:
-                continue
-            self.last_raw = m
-            return rs
+        got = self.recv_sealed()
+        return None if got is None else got[0]
 
     def req(self, cmd, body, charge=1, credits=64, flags=0, sign=None,
             tid=None, sid=None, mid=None, raw_hdr=None):
@@ -361,8 +351,9 @@ class Conn:
         return b"\xfdSMB" + ct[-16:] + aad + ct[:-16]
 
     def recv_sealed(self):
-        """The next message, decrypted: (responses, was it encrypted),
-        None when the connection ends."""
+        """The next message, decrypted when it came encrypted: (responses,
+        was it encrypted), None when the connection ends. Interim
+        (STATUS_PENDING) responses are skipped."""
         while True:
             try:
                 m = recv_frame(self.s)
@@ -377,6 +368,7 @@ class Conn:
             if len(rs) == 1 and rs[0].status == ST["PENDING"] and \
                     rs[0].flags & FLAG_ASYNC:
                 continue
+            self.last_raw = m
             return rs, enc
 
     def call_sealed(self, cmd, body, **kw):

@@ -885,16 +885,29 @@ def t_oplocks(w):
 
 # ------------------------------------------------------------ case 7
 
-def t_delegations(w):
+def read_delegation(w, name, case):
+    """An NFSv4.1 client holding a read delegation of the new file @name:
+    (holder, delegation, its fh), or None (the check @case_nfs_read_
+    delegation failed)."""
     import test_nfs4_deleg as td
-    w.mkfile("dg1")
-    h = td.Holder(w.nfs_port, f"cross-deleg-{random.getrandbits(32)}")
-    st, _, d, fh = h.open(w.dirfh, "dg1", nc.ACCESS_READ, owner=b"dh")
-    if not check("c7_nfs_read_delegation",
+    w.mkfile(name)
+    h = td.Holder(w.nfs_port, f"cross-{name}-{random.getrandbits(32)}")
+    st, _, d, fh = h.open(w.dirfh, name, nc.ACCESS_READ,
+                          owner=name.encode())
+    if not check(f"{case}_nfs_read_delegation",
                  st == 0 and d and d[0] == td.DELEG_READ,
                  f"{sname(st)} {d}"):
         h.c.close()
+        return None
+    return h, d, fh
+
+
+def t_delegations(w):
+    import test_nfs4_deleg as td
+    got = read_delegation(w, "dg1", "c7")
+    if not got:
         return
+    h, d, fh = got
     # an SMB open for reading lives with it; one for writing waits
     st, _, fid = w.smb.open_oplock("dg1", RD, R | W | D, 0)
     expect_nt("c7_smb_read_open_keeps_delegation", st, OK)
@@ -924,13 +937,10 @@ def t_stop_with_recall(w):
     connection and ignores the CB_RECALL): the stop that follows must not
     wait for the recall to time out (main() times it)."""
     import test_nfs4_deleg as td
-    w.mkfile("dg8")
-    h = td.Holder(w.nfs_port, f"cross-stop-{random.getrandbits(32)}")
-    st, _, d, fh = h.open(w.dirfh, "dg8", nc.ACCESS_READ, owner=b"dh8")
-    if not check("c8_nfs_read_delegation",
-                 st == 0 and d and d[0] == td.DELEG_READ,
-                 f"{sname(st)} {d}"):
+    got = read_delegation(w, "dg8", "c8")
+    if not got:
         return
+    h = got[0]
     other = Smb(w.smb_port)
     mid = other.create_oplock("dg8", WD, R | W | D, 0)
     xid, rec = td.wait_recall(h)
