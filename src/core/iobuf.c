@@ -48,6 +48,7 @@ static atomic_uint_fast64_t ceiling = IOBUF_DEFAULT_MAX_MEMORY;
 static atomic_uint_fast64_t nallocs;
 static atomic_uint_fast64_t nfailures;
 static atomic_bool waiters;
+static atomic_uint_fast64_t budget; /* iobuf_set_budget(); 0: none */
 static void (*_Atomic relief_hook)(void);
 static atomic_uint next_shard;
 static _Thread_local int my_shard = -1;
@@ -59,6 +60,30 @@ void iobuf_set_max_memory(uint64_t bytes)
 	if (bytes < IOBUF_MIN_MAX_MEMORY)
 		bytes = IOBUF_MIN_MAX_MEMORY;
 	atomic_store(&ceiling, bytes);
+}
+
+void iobuf_set_budget(uint64_t bytes)
+{
+	if (bytes && bytes < IOBUF_MIN_MAX_MEMORY)
+		bytes = IOBUF_MIN_MAX_MEMORY;
+	atomic_store(&budget, bytes);
+}
+
+/* Above this many bytes in use, stop reading: the budget, at most 3/4
+ * of the ceiling. */
+static uint64_t high_mark(void)
+{
+	uint64_t max = atomic_load(&ceiling), b = atomic_load(&budget);
+	uint64_t high = max - max / 4;
+
+	return b && b < high ? b : high;
+}
+
+/* ...and read again below this: 2/3 of it (1/2 of the ceiling when the
+ * budget is the ceiling's). */
+static uint64_t low_mark(void)
+{
+	return high_mark() / 3 * 2;
 }
 
 static struct iobuf_shard *shard_self(void)
@@ -334,8 +359,7 @@ static void relief_check(void)
 {
 	void (*fn)(void);
 
-	if (!atomic_load(&waiters) ||
-	    atomic_load(&in_use) >= atomic_load(&ceiling) / 2)
+	if (!atomic_load(&waiters) || atomic_load(&in_use) >= low_mark())
 		return;
 	if (!atomic_exchange(&waiters, false))
 		return;
@@ -375,9 +399,7 @@ void iobuf_release(void *b)
 
 bool iobuf_pressure(void)
 {
-	uint64_t max = atomic_load(&ceiling);
-
-	return atomic_load(&in_use) > max - max / 4;
+	return atomic_load(&in_use) > high_mark();
 }
 
 bool iobuf_wait_relief(void)
@@ -388,7 +410,7 @@ bool iobuf_wait_relief(void)
 	 * flag stays set, so a caller that still cannot allocate and waits
 	 * anyway is woken by the next buffer returned.
 	 */
-	return atomic_load(&in_use) >= atomic_load(&ceiling) / 2;
+	return atomic_load(&in_use) >= low_mark();
 }
 
 void iobuf_set_relief_hook(void (*fn)(void))
@@ -402,6 +424,7 @@ void iobuf_stats(struct iobuf_stats *st)
 	st->peak = atomic_load(&peak);
 	st->cached = atomic_load(&cached);
 	st->ceiling = atomic_load(&ceiling);
+	st->high_mark = high_mark();
 	st->allocs = atomic_load(&nallocs);
 	st->failures = atomic_load(&nfailures);
 }

@@ -13,7 +13,8 @@
  * that would exceed it first trims the cached buffers, and then fails
  * (NULL: the caller answers -EJUKEBOX or waits), except that an allocation
  * always succeeds while nothing is in use, so that one request can always
- * make progress. Above a high watermark of bytes in use, iobuf_pressure()
+ * make progress. Above a high watermark of bytes in use (the payload
+ * budget, iobuf_set_budget, at most 3/4 of the ceiling), iobuf_pressure()
  * tells readers to stop taking new requests; when usage falls below the
  * low watermark, the relief hook is called once for those who waited.
  */
@@ -42,6 +43,7 @@ struct iobuf_stats {
 	uint64_t peak;        /* highest in_use since start */
 	uint64_t cached;      /* bytes in the free lists */
 	uint64_t ceiling;     /* --max-memory */
+	uint64_t high_mark;   /* reading stops above (budget, ceiling) */
 	uint64_t allocs;      /* successful iobuf_alloc() calls */
 	uint64_t failures;    /* iobuf_alloc() refused at the ceiling */
 };
@@ -74,15 +76,26 @@ void iobuf_put(struct iobuf *b);
 void iobuf_release(void *b);
 
 /*
+ * iobuf_set_budget() - the payload bytes in use worth having (0: no
+ * budget; less than IOBUF_MIN_MAX_MEMORY is raised to it): the high
+ * watermark becomes the budget, when below 3/4 of the ceiling. Requests
+ * beyond what the storage path can take at once gain nothing by being
+ * read into memory, only latency and resident memory: they wait in the
+ * clients' TCP streams instead. Call at start-up.
+ */
+void iobuf_set_budget(uint64_t bytes);
+
+/*
  * iobuf_pressure() - true while the bytes in use are above the high
- * watermark (3/4 of the ceiling): stop reading new requests.
+ * watermark (the budget, at most 3/4 of the ceiling): stop reading new
+ * requests.
  */
 bool iobuf_pressure(void);
 
 /*
  * iobuf_wait_relief() - the caller stops reading because of pressure (or
  * a failed allocation) and wants the relief hook called once usage falls
- * below the low watermark (1/2 of the ceiling). Returns false when usage
+ * below the low watermark (2/3 of the high one). Returns false when usage
  * is already below it (the caller should retry instead of waiting; if it
  * waits anyway, the next buffer returned to the pool calls the hook).
  */

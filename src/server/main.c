@@ -42,6 +42,9 @@
 #define NFS_PORT 2049
 #define MOUNTD_PORT 20048
 #define MAX_SPECS 64
+/* The default payload budget: per worker, and the least. */
+#define PAYLOAD_PER_WORKER (8u << 20)
+#define PAYLOAD_BUDGET_MIN (64u << 20)
 
 struct options {
 	const char *config;
@@ -57,6 +60,7 @@ struct options {
 	unsigned int loops;
 	uint32_t max_record;
 	uint64_t max_memory;
+	uint64_t payload_budget;     /* UINT64_MAX: not given */
 	const char *metrics;
 	struct transport_limits lim; /* --max-conns ... --max-sendq */
 	uint32_t max_open_files;
@@ -78,6 +82,7 @@ static struct smb2_config smb_cfg = {
 static struct options opt = {
 	.mountd_port = MOUNTD_PORT,
 	.state_dir = "/var/lib/nasd",
+	.payload_budget = UINT64_MAX,
 };
 
 static char config_path[PATH_MAX];
@@ -90,6 +95,7 @@ enum {
 	OPT_LOOPS,
 	OPT_MAX_RECORD,
 	OPT_MAX_MEMORY,
+	OPT_PAYLOAD_BUDGET,
 	OPT_LOG_LEVEL,
 	OPT_METRICS,
 	OPT_LEASE_TIME,
@@ -155,6 +161,7 @@ static const struct option long_opts[] = {
 	{ "loops", required_argument, NULL, OPT_LOOPS },
 	{ "max-record", required_argument, NULL, OPT_MAX_RECORD },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "payload-budget", required_argument, NULL, OPT_PAYLOAD_BUDGET },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "lease-time", required_argument, NULL, OPT_LEASE_TIME },
@@ -212,6 +219,11 @@ static void usage(FILE *f)
 		"      --max-memory BYTES    ceiling of payload buffers "
 		"(suffix K/M/G;\n"
 		"                            default 1G; JUKEBOX beyond it)\n"
+		"      --payload-budget BYTES  payload in memory before "
+		"reading stops\n"
+		"                            (default 8M per worker, at least "
+		"64M; 0 = 3/4\n"
+		"                            of --max-memory)\n"
 		"      --log-level LEVEL     error|warn|info|debug (default "
 		"info)\n"
 		"      --metrics ADDR:PORT   serve Prometheus metrics at "
@@ -404,6 +416,11 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_MAX_MEMORY:
 			if (!parse_bytes(optarg, &opt.max_memory))
+				goto bad;
+			break;
+		case OPT_PAYLOAD_BUDGET:
+			if (!parse_size(optarg, &opt.payload_budget) ||
+			    opt.payload_budget == UINT64_MAX)
 				goto bad;
 			break;
 		case OPT_LOG_LEVEL:
@@ -888,6 +905,23 @@ static void *signal_main(void *arg)
 	}
 }
 
+/* `nasd stats`: payload buffers in use, and where reading stops. */
+static uint64_t payload_in_use(void)
+{
+	struct iobuf_stats st;
+
+	iobuf_stats(&st);
+	return st.in_use;
+}
+
+static uint64_t payload_high_mark(void)
+{
+	struct iobuf_stats st;
+
+	iobuf_stats(&st);
+	return st.high_mark;
+}
+
 /* Every POOL_TRIM_MS, an idle server gives its cached payload buffers back
  * (iobuf_idle_trim): RSS falls after a burst of large I/O. */
 #define POOL_TRIM_MS 10000
@@ -950,6 +984,22 @@ int main(int argc, char **argv)
 	rpc_register_program(&nlm_program);
 	rpc_register_program(&nsm_program);
 	iobuf_set_max_memory(opt.max_memory);
+	/* Payload worth holding: what the workers can have in hand (8 MiB,
+	 * SMB's largest request, each), not what clients queue up; the rest
+	 * waits in their TCP streams (issue 12 §3). */
+	if (opt.payload_budget == UINT64_MAX)
+		opt.payload_budget = (uint64_t)PAYLOAD_PER_WORKER *
+				     (opt.threads ? opt.threads
+						  : TRANSPORT_DEFAULT_WORKERS);
+	if (opt.payload_budget && opt.payload_budget < PAYLOAD_BUDGET_MIN)
+		opt.payload_budget = PAYLOAD_BUDGET_MIN;
+	iobuf_set_budget(opt.payload_budget);
+	(void)stats_value_add("payload_bytes", "Payload buffer bytes in use "
+			      "(requests and replies being handled).", false,
+			      payload_in_use);
+	(void)stats_value_add("payload_high_mark_bytes", "Payload bytes in "
+			      "use above which no new request is read "
+			      "(--payload-budget).", false, payload_high_mark);
 	lim = opt.lim;
 	if (opt.max_record)
 		lim.max_record = opt.max_record;

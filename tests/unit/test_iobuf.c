@@ -25,6 +25,7 @@ static int reset(void **state)
 	(void)state;
 	iobuf_set_relief_hook(NULL);
 	iobuf_set_max_memory(0);
+	iobuf_set_budget(0);
 	iobuf_trim();
 	return 0;
 }
@@ -162,6 +163,49 @@ static void test_ceiling(void **state)
 	assert_true(st.peak >= 2 * IOBUF_MIN_MAX_MEMORY);
 }
 
+/* The payload budget: reading stops above it, well below the ceiling,
+ * and starts again below 2/3 of it; it never raises the 3/4 mark. */
+static void test_budget(void **state)
+{
+	struct iobuf *b[16];
+	struct iobuf_stats st;
+	int n = 0;
+
+	(void)state;
+	iobuf_set_max_memory(64 * MIB);
+	iobuf_set_budget(1);
+	iobuf_stats(&st);
+	/* raised to the minimum, 8 MiB */
+	assert_int_equal(st.high_mark, IOBUF_MIN_MAX_MEMORY);
+	while (n < 8)
+		b[n++] = iobuf_alloc(MIB);
+	assert_false(iobuf_pressure());
+	b[n++] = iobuf_alloc(MIB);
+	assert_true(iobuf_pressure());
+	/* allocations still succeed: the budget only stops reading */
+	b[n] = iobuf_alloc(MIB);
+	assert_non_null(b[n++]);
+	relief_calls = 0;
+	iobuf_set_relief_hook(on_relief);
+	assert_true(iobuf_wait_relief());
+	/* 10 MiB in use; relief below 2/3 of 8 MiB: at 5 MiB */
+	while (n > 6) {
+		iobuf_put(b[--n]);
+		assert_int_equal(relief_calls, 0);
+	}
+	iobuf_put(b[--n]);
+	assert_int_equal(relief_calls, 1);
+	while (n)
+		iobuf_put(b[--n]);
+	/* a budget above 3/4 of the ceiling changes nothing; 0 is none */
+	iobuf_set_budget(1024 * MIB);
+	iobuf_stats(&st);
+	assert_int_equal(st.high_mark, 48 * MIB);
+	iobuf_set_budget(0);
+	iobuf_stats(&st);
+	assert_int_equal(st.high_mark, 48 * MIB);
+}
+
 /* A new buffer beyond the ceiling takes the room of cached ones. */
 static void test_cache_trimmed_for_new(void **state)
 {
@@ -290,6 +334,7 @@ int main(void)
 		cmocka_unit_test_setup(test_reuse_and_stats, reset),
 		cmocka_unit_test_setup(test_refcount, reset),
 		cmocka_unit_test_setup(test_ceiling, reset),
+		cmocka_unit_test_setup(test_budget, reset),
 		cmocka_unit_test_setup(test_cache_trimmed_for_new, reset),
 		cmocka_unit_test_setup(test_large_from_slabs, reset),
 		cmocka_unit_test_setup(test_threads, reset),
