@@ -578,7 +578,9 @@ static enum stats_limit conn_expired(struct loop *lp, struct conn *c)
 	}
 	if (!c->spoke && l->silent_timeout && l->silent_timeout < idle)
 		idle = l->silent_timeout;
-	if (!idle || lp->now - c->last_active < idle)
+	/* Whole seconds: "> idle" so that no connection goes before a full
+	 * idle_timeout has passed (it goes within one second after). */
+	if (!idle || lp->now - c->last_active <= idle)
 		return STATS_LIMIT_NR;
 	if (atomic_load(&c->inflight) && !atomic_load(&c->has_sendq))
 		return STATS_LIMIT_NR;

@@ -873,7 +873,7 @@ static void test_transport_limits_and_stop(void **state)
 	n = read(c, rec, sizeof(rec));
 	assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
 	close(c);
-	/* idle: closed after 1-2 s without traffic */
+	/* idle: closed 1 to 2 s after its last traffic (whole seconds) */
 	n = read(a, rec, sizeof(rec));
 	assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
 	close(a);
