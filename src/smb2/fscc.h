@@ -331,8 +331,19 @@ void fscc_file_info_apply_dos(struct fscc_file_info *fi,
 /* ---- QUERY_INFO, SMB2_0_INFO_FILE (fscc_query.c) ---- */
 
 /* What an open adds to the file for QUERY_INFO. */
+/* One entry of FileStreamInformation: "::$DATA" or ":NAME:$DATA". */
+struct fscc_stream {
+	const char *name; /* UTF-8, well formed */
+	size_t name_len;
+	uint64_t size;
+	uint64_t allocation_size;
+};
+
 struct fscc_query {
 	const struct fscc_file_info *fi;
+	/* FileStreamInformation: the streams of the file, in order */
+	const struct fscc_stream *streams;
+	size_t nstreams;
 	uint32_t access;   /* Open.GrantedAccess (FileAccess, FileAll) */
 	uint64_t position; /* CurrentByteOffset: MS-SMB2 §3.3.5.20.1
 			      says a server SHOULD report 0 */
@@ -359,9 +370,10 @@ struct fscc_query {
  * - a name (All, NormalizedName) that does not fit: as much of it as fits
  *   in whole UTF-16 units, FileNameLength still the full length, and
  *   FSCC_BUFFER_OVERFLOW;
- * - FileStreamInformation: one "::$DATA" entry for a non-directory, none
- *   for a directory; an entry that does not fit is left out and the
- *   answer is FSCC_BUFFER_OVERFLOW (with no bytes, if none fit).
+ * - FileStreamInformation: @q's streams (the engine lists "::$DATA" for
+ *   a file, not for a directory, then the named ones); an entry that does
+ *   not fit is left out and the answer is FSCC_BUFFER_OVERFLOW with the
+ *   entries before it.
  * FSCC_OBJECT_NAME_INVALID when the path is not valid UTF-8,
  * FSCC_INVALID_INFO_CLASS for a class not listed above (21,
  * AlternateName, is the engine's STATUS_OBJECT_NAME_NOT_FOUND; 15,

@@ -10,10 +10,8 @@
 #include "smb2/fscc.h"
 
 #include "smb2/fscc_int.h"
+#include "smb2/utf16.h"
 
-/* The stream every file has: "::$DATA" (MS-FSCC FileStreamInformation). */
-static const char data_stream[] = "::$DATA";
-#define DATA_STREAM_LEN (sizeof(data_stream) - 1)
 
 static void put_basic(struct smb2_buf *b, const struct fscc_file_info *fi)
 {
@@ -157,31 +155,35 @@ enc_FILE_NORMALIZED_NAME_INFORMATION(struct smb2_buf *b,
 }
 
 /*
- * MS-FSCC FileStreamInformation: a list of FILE_STREAM_INFORMATION; nasd
- * has no named streams, so one "::$DATA" entry for a file and none for a
- * directory. The fixed part is sizeof(FILE_STREAM_INFORMATION), 32, as
- * MS-FSA 2.1.5.12.29 and Samba use; an entry that does not fit is
- * STATUS_BUFFER_OVERFLOW with the entries before it (here: none).
+ * MS-FSCC FileStreamInformation: a list of FILE_STREAM_INFORMATION, one
+ * per stream the engine found. The fixed part is
+ * sizeof(FILE_STREAM_INFORMATION), 32, as MS-FSA 2.1.5.12.29 and Samba
+ * use; an entry that does not fit is STATUS_BUFFER_OVERFLOW with the
+ * entries before it.
  */
 static enum fscc_status enc_FILE_STREAM_INFORMATION(struct smb2_buf *b,
 						    const struct fscc_query *q)
 {
-	const struct fscc_file_info *fi = q->fi;
 	struct fscc_list l;
-	size_t at;
+	size_t i, at;
+	long n16;
 
-	if (fi->directory)
-		return FSCC_OK;
 	fscc_list_init(&l, b, 8);
-	if (fscc_list_reserve(&l, 24 + 2 * DATA_STREAM_LEN, &at))
-		return FSCC_BUFFER_OVERFLOW;
-	sb_put_u32(b, 0); /* NextEntryOffset */
-	sb_put_u32(b, 2 * DATA_STREAM_LEN);
-	sb_put_u64(b, fi->end_of_file);
-	sb_put_u64(b, fi->allocation_size);
-	fscc_put_utf16(b, data_stream, DATA_STREAM_LEN, 2 * DATA_STREAM_LEN,
-		       false);
-	fscc_list_commit(&l, at);
+	for (i = 0; i < q->nstreams; i++) {
+		const struct fscc_stream *e = &q->streams[i];
+
+		n16 = utf16le_len_of_utf8(e->name, e->name_len);
+		if (n16 < 0)
+			return FSCC_OBJECT_NAME_INVALID;
+		if (fscc_list_reserve(&l, 24 + (size_t)n16, &at))
+			return FSCC_BUFFER_OVERFLOW;
+		sb_put_u32(b, 0); /* NextEntryOffset */
+		sb_put_u32(b, (uint32_t)n16);
+		sb_put_u64(b, e->size);
+		sb_put_u64(b, e->allocation_size);
+		fscc_put_utf16(b, e->name, e->name_len, (size_t)n16, false);
+		fscc_list_commit(&l, at);
+	}
 	return FSCC_OK;
 }
 

@@ -35,6 +35,8 @@
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_path.h"
 #include "smb2/smb2_session.h"
+#include "smb2/smb2_stream.h"
+#include "smb2/utf16.h"
 #include "state/file_state.h"
 #include "vfs/vfs.h"
 
@@ -64,28 +66,52 @@ struct create_req {
 	uint32_t disposition;
 	uint32_t options;
 	char *path;                 /* UTF-8, '/' separated */
+	const char *stream;         /* a named stream of it (UTF-8), or NULL */
+	size_t stream_len;
+	char xname[SMB2_STREAM_XNAME_SIZE]; /* the stream's xattr */
 	struct smb2_create_ctx ctx;
 	uint32_t refused;           /* create_resolve()'s own NTSTATUS, with
 				       -ECANCELED */
 };
 
-/* "name::$DATA" names the unnamed data stream: the file itself. */
-static size_t strip_data_stream(const uint8_t *name, size_t len)
+/*
+ * Split a CREATE name (UTF-16LE, @len bytes) at the first ':' of its last
+ * component: the file's name is what precedes it, the stream part (UTF-8)
+ * goes to @c (smb2_stream_parse). "name::$DATA" names the unnamed data
+ * stream: the file itself. Returns the length of the file's name.
+ */
+static uint32_t create_stream_split(struct smb2_work *w, const uint8_t *name,
+				    size_t len, struct create_req *c,
+				    size_t *base_len)
 {
-	static const char tail[] = "::$DATA";
-	size_t n = sizeof(tail) - 1, i;
+	size_t i, last = 0, max, n;
+	const char *sname;
+	char *spec;
+	uint32_t st;
 
-	if (len < 2 * n)
-		return len;
-	for (i = 0; i < n; i++) {
-		uint16_t c = get_le16(name + len - 2 * n + 2 * i);
-
-		if (c >= 'a' && c <= 'z')
-			c = (uint16_t)(c - 'a' + 'A');
-		if (c != (uint8_t)tail[i])
-			return len;
-	}
-	return len - 2 * n;
+	*base_len = len;
+	for (i = 0; i + 1 < len; i += 2)
+		if (get_le16(name + i) == '\\')
+			last = i + 2;
+	for (i = last; i + 1 < len; i += 2)
+		if (get_le16(name + i) == ':')
+			break;
+	if (i + 1 >= len)
+		return STATUS_SUCCESS;
+	*base_len = i;
+	i += 2;
+	max = (len - i) / 2 * 3 + 1;
+	spec = req_alloc_raw(w->req, max);
+	if (!spec)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	if (utf16le_to_utf8(name + i, len - i, spec, max, &n, false) < 0)
+		return STATUS_OBJECT_NAME_INVALID;
+	st = smb2_stream_parse(spec, n, &sname, &c->stream_len);
+	if (st != STATUS_SUCCESS)
+		return st;
+	if (c->stream_len)
+		c->stream = sname;
+	return STATUS_SUCCESS;
 }
 
 static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
@@ -96,6 +122,7 @@ static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
 	uint8_t secflags;
 	struct smb2_buf name;
 	size_t nlen;
+	uint32_t st;
 
 	if (!sb_get_u16(body, &ssize) || !sb_get_u8(body, &secflags) ||
 	    !sb_get_u8(body, &c->oplock) ||
@@ -139,18 +166,16 @@ static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
 		if (name_len >= 2 && (get_le16(name.base) == '\\' ||
 				      get_le16(name.base) == '/'))
 			return STATUS_INVALID_PARAMETER;
-		nlen = strip_data_stream(name.base, name_len);
+		st = create_stream_split(w, name.base, name_len, c, &nlen);
+		if (st != STATUS_SUCCESS)
+			return st;
 	} else {
 		sb_init(&name, NULL, 0);
 		nlen = 0;
 	}
-	{
-		uint32_t st = smb2_path_from_wire(w->req, name.base, nlen,
-						  &c->path);
-
-		if (st != STATUS_SUCCESS)
-			return st;
-	}
+	st = smb2_path_from_wire(w->req, name.base, nlen, &c->path);
+	if (st != STATUS_SUCCESS)
+		return st;
 	if (ctx_len) {
 		struct smb2_buf cb;
 
@@ -176,6 +201,8 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 	size_t len;
 	struct vfs_sattr sa = { 0 };
 	bool want_dir = c->options & FILE_DIRECTORY_FILE;
+	char real[VFS_NAME_MAX * 3];
+	size_t reallen = 0;
 	int err, tries;
 
 	*dir = NULL;
@@ -197,8 +224,12 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 	}
 	tries = 0;
 again:
-	err = smb2_path_lookup(t, *dir, leaf, len, obj, NULL, NULL);
+	err = smb2_path_lookup(t, *dir, leaf, len, obj, real, &reallen);
 	if (err == 0) {
+		/* The open's name as spelt on disk (a case-insensitive
+		 * share found it by another spelling). */
+		if (reallen == len)
+			memcpy(c->path + (leaf - c->path), real, len);
 		switch (c->disposition) {
 		case FILE_CREATE:
 			return -EEXIST;
@@ -245,6 +276,69 @@ again:
 		goto again;
 	if (err)
 		return err;
+	*action = FILE_CREATED;
+	return 0;
+}
+
+/*
+ * A named stream: its file (made, as Windows makes it, when the
+ * disposition may create and there is none), then the stream itself as
+ * the disposition says. *@action is the stream's; *@base_made says the
+ * file was made. A stream to be made is made later (create_stream_make),
+ * once the open may have it.
+ */
+static int create_stream_resolve(struct smb2_tree *t, struct create_req *c,
+				 struct vfs_obj **dir, struct vfs_obj **obj,
+				 uint32_t *action, bool *base_made)
+{
+	uint32_t disposition = c->disposition, base_action;
+	struct vfs_attr a;
+	int err;
+
+	*base_made = false;
+	if (c->options & FILE_DIRECTORY_FILE) {
+		/* a stream is never a directory */
+		c->refused = STATUS_NOT_A_DIRECTORY;
+		return -ECANCELED;
+	}
+	c->disposition = disposition == FILE_OPEN ||
+					 disposition == FILE_OVERWRITE
+				 ? FILE_OPEN
+				 : FILE_OPEN_IF;
+	err = create_resolve(t, c, dir, obj, &base_action);
+	c->disposition = disposition;
+	if (err)
+		return err;
+	*base_made = base_action == FILE_CREATED;
+	err = vfs_getattr(*obj, &a);
+	if (err)
+		return err;
+	/* Files and directories have streams; nasd opens no symlink's. */
+	if (a.type != VFS_REG && a.type != VFS_DIR)
+		return -EACCES;
+	err = smb2_stream_find(*obj, c->stream, c->stream_len, c->xname);
+	if (err == 0) {
+		switch (disposition) {
+		case FILE_CREATE:
+			return -EEXIST;
+		case FILE_OPEN:
+		case FILE_OPEN_IF:
+			*action = FILE_OPENED;
+			return 0;
+		case FILE_SUPERSEDE:
+			*action = FILE_SUPERSEDED;
+			return 0;
+		default:
+			*action = FILE_OVERWRITTEN;
+			return 0;
+		}
+	}
+	if (err != -ENOENT)
+		return err;
+	if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE)
+		return -ENOENT;
+	if (!t->acc.opts->rw)
+		return -EACCES;
 	*action = FILE_CREATED;
 	return 0;
 }
@@ -353,7 +447,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	uint32_t st, action = FILE_OPENED, maximal, granted = 0, access, deny;
 	struct state_file *sf;
 	bool stat_open;
-	bool created;
+	bool created, base_made = false;
 	int err;
 
 	st = create_decode(w, body, &c);
@@ -368,12 +462,16 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	if (export_cred_apply(&t->acc.cred))
 		return STATUS_INTERNAL_ERROR;
 
-	err = create_resolve(t, &c, &dir, &obj, &action);
+	if (c.stream)
+		err = create_stream_resolve(t, &c, &dir, &obj, &action,
+					    &base_made);
+	else
+		err = create_resolve(t, &c, &dir, &obj, &action);
 	if (err)
 		goto out_err;
-	created = action == FILE_CREATED;
+	created = c.stream ? base_made : action == FILE_CREATED;
 	err = vfs_getattr(obj, &a);
-	if (!err)
+	if (!err && !c.stream)
 		err = create_type_check(&c, &a);
 	if (!err)
 		err = smb2_access_maximal(obj, &a, dir, &t->acc.cred,
@@ -386,7 +484,8 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		goto out_put;
 	/* Overwriting needs write access, and a read-only file refuses
 	 * delete-on-close (MS-FSA 2.1.5.1.2.1). */
-	if ((action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) &&
+	if ((action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED ||
+	     (c.stream && action == FILE_CREATED)) &&
 	    !(maximal & FILE_WRITE_DATA)) {
 		st = STATUS_ACCESS_DENIED;
 		goto out_put;
@@ -406,12 +505,24 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		}
 	}
 	if ((c.options & FILE_DELETE_ON_CLOSE_OPT) && !created &&
-	    a.type != VFS_DIR && !(a.mode & 0222)) {
+	    (c.stream || a.type != VFS_DIR) && !(a.mode & 0222)) {
 		st = STATUS_CANNOT_DELETE;
 		goto out_put;
 	}
 
-	sf = state_file_get(obj);
+	/* A stream of a file about to go goes with it. */
+	if (c.stream && action != FILE_CREATED) {
+		sf = state_file_find(obj);
+		if (sf && state_delete_pending(sf)) {
+			state_file_put(sf);
+			st = STATUS_DELETE_PENDING;
+			goto out_put;
+		}
+		if (sf)
+			state_file_put(sf);
+	}
+	sf = c.stream ? state_file_get_stream(obj, c.xname)
+		      : state_file_get(obj);
 	if (!sf) {
 		st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_put;
@@ -464,7 +575,9 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	pthread_mutex_init(&o->dir_mu, NULL);
 	o->sf = sf;
 	o->path = strdup(c.path);
-	if (!o->path) {
+	if (c.stream)
+		o->stream = strdup(c.xname);
+	if (!o->path || (c.stream && !o->stream)) {
 		state_file_put(o->sf);
 		o->sf = NULL;
 		st = STATUS_INSUFFICIENT_RESOURCES;
@@ -480,7 +593,14 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		o->sf = NULL;
 		goto out_free_err;
 	}
-	if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) {
+	if (c.stream && action != FILE_OPENED) {
+		/* made (refused if another CREATE made it meanwhile), or
+		 * cut to nothing */
+		err = smb2_stream_create(obj, c.xname,
+					 action == FILE_CREATED);
+		if (err)
+			goto out_release_err;
+	} else if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) {
 		struct vfs_sattr sa = { .set_size = true, .size = 0 };
 
 		err = vfs_setattr(obj, &sa);
@@ -492,7 +612,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	/* The attributes of a file this CREATE made or replaced: those
 	 * asked for, and ARCHIVE for a file (MS-FSA 2.1.5.1.1, 2.1.5.1.2.1);
 	 * kept when they say more than the derived ones. */
-	if (action != FILE_OPENED) {
+	if (c.stream ? base_made : action != FILE_OPENED) {
 		uint32_t attrib = c.attrs & FSCC_ATTR_SETTABLE;
 
 		if (a.type != VFS_DIR)
@@ -505,7 +625,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	}
 	/* ExtA: the EAs of a file this CREATE made or overwrote
 	 * (MS-FSA 2.1.5.1.1, 2.1.5.1.2.1); an existing file keeps its. */
-	if (c.ctx.have_eas && action != FILE_OPENED) {
+	if (c.ctx.have_eas && (c.stream ? base_made : action != FILE_OPENED)) {
 		st = smb2_ea_apply(obj, &c.ctx.eas);
 		if (st != STATUS_SUCCESS)
 			goto out_unmake;
@@ -529,7 +649,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	o->access = granted;
 	o->share_access = c.share;
 	o->create_options = c.options;
-	o->is_dir = a.type == VFS_DIR;
+	o->is_dir = a.type == VFS_DIR && !c.stream;
 	o->delete_on_close = c.options & FILE_DELETE_ON_CLOSE_OPT;
 	smb2_tree_get(t);
 	o->tree = t;
@@ -560,6 +680,8 @@ out_unmake:
 	state_share_release(o->sf, &h);
 	state_file_put(o->sf);
 	o->sf = NULL;
+	if (c.stream && action == FILE_CREATED)
+		(void)smb2_stream_remove(obj, c.xname);
 	if (created)
 		(void)smb2_path_remove(t, c.path, obj);
 	goto out_free;
@@ -580,6 +702,7 @@ out_close:
 out_free_err:
 	st = smb2_status(SMB2_CREATE, err);
 out_free:
+	free(o->stream);
 	free(o->path);
 	pthread_mutex_destroy(&o->mu);
 	pthread_mutex_destroy(&o->dir_mu);

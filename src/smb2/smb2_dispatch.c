@@ -332,18 +332,21 @@ static bool more_answers(const struct smb2_work *w)
 /*
  * The current response is complete: pad it to 8 bytes and point its
  * NextCommand past the padding when another response follows (MS-SMB2
- * §3.3.4.1.3), sign it, and commit it to the segment.
+ * §3.3.4.1.3), sign it, and commit it to the segment. The last response
+ * of a compounded answer is padded too, as Windows and Samba pad it
+ * (smbtorture compound.compound-padding); a lone one is not.
  */
 static bool rsp_commit(struct smb2_work *w, bool more)
 {
-	if (more) {
+	if (more || w->answered) {
 		if (w->rsp.pos & 7 && !smb2_rsp_room(w, 8))
 			return false;
 		if (!sb_pad_to(&w->rsp, 8, true))
 			return false;
+	}
+	if (more)
 		put_le32(w->rsp.base + SMB2_HDR_NEXT_COMMAND,
 			 (uint32_t)w->rsp.pos);
-	}
 	/* An encrypted response is not signed: the cipher's tag
 	 * authenticates it (§3.3.4.1.1). */
 	if (w->sign && !w->seal)

@@ -236,6 +236,8 @@ struct smb2_open {
 	uint32_t create_options;
 	bool is_dir;
 	char *path;                  /* share-relative, UTF-8, '/' separated */
+	char *stream;                /* a named stream's xattr (smb2_stream.h)
+					or NULL: the file's data */
 
 	pthread_mutex_t mu;          /* everything below */
 	bool delete_on_close;

@@ -31,6 +31,7 @@
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_netif.h"
 #include "smb2/smb2_open.h"
+#include "smb2/smb2_stream.h"
 #include "state/file_state.h"
 #include "transport/transport.h"
 #include "vfs/vfs.h"
@@ -432,6 +433,8 @@ static uint32_t fsctl_set_sparse(struct fsctl_call *c)
 		return STATUS_ACCESS_DENIED;
 	if (o->is_dir)
 		return STATUS_INVALID_PARAMETER;
+	if (o->stream)
+		return STATUS_NOT_SUPPORTED; /* xattr streams have no holes */
 	err = vfs_getattr(o->obj, &a);
 	if (err)
 		return smb2_status(SMB2_IOCTL, err);
@@ -476,6 +479,8 @@ static uint32_t fsctl_set_zero_data(struct fsctl_call *c)
 		return STATUS_INVALID_PARAMETER;
 	if (!(o->access & FILE_WRITE_DATA))
 		return STATUS_ACCESS_DENIED;
+	if (o->stream)
+		return STATUS_NOT_SUPPORTED;
 	if (off == beyond)
 		return STATUS_SUCCESS;
 	if (io_locked(o, true, off, beyond - off))
@@ -515,6 +520,8 @@ static uint32_t fsctl_query_allocated_ranges(struct fsctl_call *c)
 		return STATUS_INVALID_PARAMETER;
 	if (!(o->access & FILE_READ_DATA))
 		return STATUS_ACCESS_DENIED;
+	if (o->stream)
+		return STATUS_NOT_SUPPORTED;
 	end = off + len;
 	err = open_sparse(o, &a, &sparse);
 	if (err)
@@ -649,16 +656,47 @@ static ssize_t copychunk_one(struct smb2_open *src, uint64_t soff,
 	ssize_t n, m;
 	bool eof;
 
-	if (!same || soff + len <= doff || doff + len <= soff)
+	if (!src->stream && !dst->stream &&
+	    (!same || soff + len <= doff || doff + len <= soff))
 		return vfs_copy_range(src->obj, soff, dst->obj, doff, len, len,
 				      stable);
+	/* Through a buffer: overlapping ranges, or a named stream. */
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	n = vfs_read(src->obj, soff, buf, len, &eof);
-	m = n > 0 ? vfs_write(dst->obj, doff, buf, (size_t)n, stable) : n;
+	if (src->stream)
+		n = smb2_stream_read(src->obj, src->stream, soff, buf, len);
+	else
+		n = vfs_read(src->obj, soff, buf, len, &eof);
+	if (n <= 0)
+		m = n;
+	else if (dst->stream)
+		m = smb2_stream_write(dst->obj, dst->stream, doff, buf,
+				      (size_t)n);
+	else
+		m = vfs_write(dst->obj, doff, buf, (size_t)n, stable);
 	free(buf);
 	return m;
+}
+
+/* The length of what @o reads: its file's, or its stream's. */
+static int open_size(struct smb2_open *o, uint64_t *size)
+{
+	struct vfs_attr a;
+	ssize_t n;
+	int err;
+
+	if (o->stream) {
+		n = smb2_stream_size(o->obj, o->stream);
+		if (n < 0)
+			return (int)n;
+		*size = (uint64_t)n;
+		return 0;
+	}
+	err = vfs_getattr(o->obj, &a);
+	if (!err)
+		*size = a.size;
+	return err;
 }
 
 /*
@@ -674,7 +712,7 @@ static uint32_t fsctl_copychunk(struct fsctl_call *c)
 	uint32_t count, i, len = 0, done = 0, st = STATUS_SUCCESS;
 	uint64_t soff = 0, doff = 0, total = 0;
 	enum vfs_stable stable = VFS_UNSTABLE;
-	struct vfs_attr a;
+	uint64_t size = 0;
 	size_t chunks;
 	bool same;
 	ssize_t n;
@@ -722,7 +760,10 @@ static uint32_t fsctl_copychunk(struct fsctl_call *c)
 	}
 	if ((dst->create_options & FILE_WRITE_THROUGH_OPT))
 		stable = VFS_DATA_SYNC;
-	same = same_file(src->obj, dst->obj);
+	/* one file's data, or one stream of it */
+	same = same_file(src->obj, dst->obj) &&
+	       (!src->stream ? !dst->stream
+			     : dst->stream && !strcmp(src->stream, dst->stream));
 	c->in.pos = chunks;
 	total = 0;
 	for (i = 0; i < count; i++) {
@@ -730,13 +771,13 @@ static uint32_t fsctl_copychunk(struct fsctl_call *c)
 		sb_get_u64(&c->in, &doff);
 		sb_get_u32(&c->in, &len);
 		sb_skip(&c->in, 4);
-		err = vfs_getattr(src->obj, &a);
+		err = open_size(src, &size);
 		if (err) {
 			st = smb2_status(SMB2_IOCTL, err);
 			break;
 		}
 		/* A source range past its end (Windows' answer). */
-		if (soff + len > a.size) {
+		if (soff + len > size) {
 			st = STATUS_INVALID_VIEW_SIZE;
 			break;
 		}
@@ -788,6 +829,8 @@ static uint32_t fsctl_duplicate_extents(struct fsctl_call *c)
 		return STATUS_ACCESS_DENIED;
 	if (dst->is_dir)
 		return STATUS_INVALID_PARAMETER;
+	if (dst->stream)
+		return STATUS_NOT_SUPPORTED;
 	src = smb2_open_find(c->w->sess, p, v);
 	if (!src)
 		return STATUS_INVALID_HANDLE;
@@ -803,6 +846,10 @@ static uint32_t fsctl_duplicate_extents(struct fsctl_call *c)
 	}
 	if (src->is_dir) {
 		st = STATUS_INVALID_PARAMETER;
+		goto out_put;
+	}
+	if (src->stream) {
+		st = STATUS_NOT_SUPPORTED;
 		goto out_put;
 	}
 	if (!count) {

@@ -29,6 +29,7 @@
 #include "smb2/smb2_chan.h"
 #include "smb2/smb2_path.h"
 #include "smb2/smb2_session.h"
+#include "smb2/smb2_stream.h"
 #include "state/file_state.h"
 #include "transport/transport.h"
 #include "vfs/vfs.h"
@@ -200,6 +201,7 @@ static void open_free(struct smb2_open *o)
 		transport_conn_put(o->grant_conn);
 	pthread_mutex_destroy(&o->mu);
 	pthread_mutex_destroy(&o->dir_mu);
+	free(o->stream);
 	free(o->path);
 	free(o->dir_pattern);
 	free(o);
@@ -262,7 +264,9 @@ static int open_release(struct smb2_open *o)
 	/* Its oplock last: a break waiting for this close ends, and the
 	 * opens it held back find the share gone. */
 	smb2_oplock_release(o);
-	if (del) {
+	if (del && o->stream) {
+		ret = smb2_stream_remove(o->obj, o->stream);
+	} else if (del) {
 		char *path = smb2_open_path(o, NULL);
 
 		ret = path ? smb2_path_remove(o->tree, path, o->obj) : -ENOMEM;

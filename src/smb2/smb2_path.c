@@ -100,11 +100,13 @@ int smb2_path_lookup(const struct smb2_tree *t, struct vfs_obj *dir,
 	return smb2_fold_lookup(dir, name, len, sensitive, out, real, reallen);
 }
 
-int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
+int smb2_path_walk(struct smb2_tree *t, char *path, struct vfs_obj **dir,
 		   const char **leaf, size_t *leaflen)
 {
+	char real[VFS_NAME_MAX * 3];
 	struct vfs_obj *d, *next;
-	const char *p = path, *slash;
+	char *p = path, *slash;
+	size_t reallen;
 	int err;
 
 	err = vfs_obj_root(t->export->vex, &d);
@@ -118,10 +120,13 @@ int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
 	}
 	while ((slash = strchr(p, '/')) != NULL) {
 		err = smb2_path_lookup(t, d, p, (size_t)(slash - p), &next,
-				       NULL, NULL);
+				       real, &reallen);
 		vfs_obj_put(d);
 		if (err)
 			return err == -ENOENT ? -ENOTDIR : err;
+		/* spelt as on disk (when a case fold kept the length) */
+		if (reallen == (size_t)(slash - p))
+			memcpy(p, real, reallen);
 		if (vfs_obj_type(next) != VFS_DIR) {
 			vfs_obj_put(next);
 			return -ENOTDIR;
@@ -135,7 +140,7 @@ int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
 	return 0;
 }
 
-int smb2_path_remove(struct smb2_tree *t, const char *path,
+int smb2_path_remove(struct smb2_tree *t, char *path,
 		     struct vfs_obj *obj)
 {
 	char real[VFS_NAME_MAX * 3];

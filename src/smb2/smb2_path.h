@@ -41,9 +41,11 @@ uint32_t smb2_path_from_utf8(struct req *r, const char *in, size_t len,
  * last component of @path: *@dir (a reference) and *@leaf / *@leaflen
  * (inside @path). For the root itself *@leaf is NULL and *@dir the root.
  * Returns 0 or -errno (-ENOTDIR for a middle component that is missing
- * or no directory: STATUS_OBJECT_PATH_NOT_FOUND).
+ * or no directory: STATUS_OBJECT_PATH_NOT_FOUND). The directories' names
+ * in @path are rewritten as they are spelt on disk (a case-insensitive
+ * share finds them by another spelling), where that keeps the length.
  */
-int smb2_path_walk(struct smb2_tree *t, const char *path, struct vfs_obj **dir,
+int smb2_path_walk(struct smb2_tree *t, char *path, struct vfs_obj **dir,
 		   const char **leaf, size_t *leaflen);
 
 /*
@@ -61,7 +63,7 @@ int smb2_path_lookup(const struct smb2_tree *t, struct vfs_obj *dir,
  * @obj (a file or an empty directory), as the tree's squashed user.
  * 0 or -errno (-ENOENT when the name is gone or another file's).
  */
-int smb2_path_remove(struct smb2_tree *t, const char *path,
+int smb2_path_remove(struct smb2_tree *t, char *path,
 		     struct vfs_obj *obj);
 
 #endif

@@ -15,6 +15,7 @@
 #include "smb2/sd.h"
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
+#include "smb2/smb2_stream.h"
 #include "state/file_state.h"
 #include "vfs/vfs.h"
 
@@ -77,6 +78,18 @@ void smb2_file_info(struct smb2_open *o, const char *path,
 
 	leaf = leaf ? leaf + 1 : path;
 	smb2_info_fill(o->obj, leaf, strlen(leaf), a, fi);
+	if (o->stream) {
+		/* A named stream: the file's times and attributes, its own
+		 * length (MS-FSA 2.1.5.12: Stream.Size), never a directory. */
+		ssize_t n = smb2_stream_size(o->obj, o->stream);
+		uint64_t size = n < 0 ? 0 : (uint64_t)n;
+
+		fi->end_of_file = size;
+		fi->allocation_size = (size + 4095) & ~(uint64_t)4095;
+		fi->directory = false;
+		fi->attributes = fscc_attributes_normalize(
+			fi->attributes & ~FILE_ATTRIBUTE_DIRECTORY);
+	}
 	if (o->sf && state_delete_pending(o->sf)) {
 		fi->delete_pending = true;
 		if (fi->nlink)
@@ -216,6 +229,74 @@ static uint32_t file_class_access(uint8_t cls)
 	}
 }
 
+/* FileStreamInformation's list, in the request's arena. */
+struct stream_list {
+	struct smb2_work *w;
+	struct fscc_stream *e;
+	size_t n, max;
+	bool nomem;
+};
+
+static bool stream_add(void *ctx, const char *name, size_t len, uint64_t size)
+{
+	struct stream_list *l = ctx;
+	struct fscc_stream *e;
+	char *s;
+
+	if (l->n == l->max) {
+		size_t max = l->max ? 2 * l->max : 16;
+
+		e = req_alloc_raw(l->w->req, max * sizeof(*e));
+		if (!e) {
+			l->nomem = true;
+			return false;
+		}
+		if (l->n)
+			memcpy(e, l->e, l->n * sizeof(*e));
+		l->e = e;
+		l->max = max;
+	}
+	s = req_alloc_raw(l->w->req, len + 8);
+	if (!s) {
+		l->nomem = true;
+		return false;
+	}
+	s[0] = ':';
+	memcpy(s + 1, name, len);
+	memcpy(s + 1 + len, ":$DATA", 6);
+	l->e[l->n++] = (struct fscc_stream){
+		.name = s,
+		.name_len = len + 7,
+		.size = size,
+		.allocation_size = (size + 4095) & ~(uint64_t)4095,
+	};
+	return true;
+}
+
+/* The file's streams: its data ("::$DATA", not for a directory), then
+ * the named ones (smb2_stream.h). @a is the file's. */
+static uint32_t list_streams(struct smb2_work *w, struct smb2_open *o,
+			     const struct vfs_attr *a, struct fscc_query *q)
+{
+	struct stream_list l = { .w = w };
+	int err;
+
+	if (a->type != VFS_DIR) {
+		/* an empty name: "::$DATA" */
+		if (!stream_add(&l, "", 0, a->size))
+			return STATUS_INSUFFICIENT_RESOURCES;
+		l.e[0].allocation_size = fscc_allocation_size(a);
+	}
+	err = smb2_stream_each(o->obj, stream_add, &l);
+	if (l.nomem)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	if (err)
+		return smb2_status(SMB2_QUERY_INFO, err);
+	q->streams = l.e;
+	q->nstreams = l.n;
+	return STATUS_SUCCESS;
+}
+
 static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 			   uint8_t cls, struct smb2_buf *out)
 {
@@ -230,6 +311,11 @@ static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 	switch (cls) {
 	case FileAlternateNameInformation:
 		return query_alt_name(w, o, out);
+	case FileNormalizedNameInformation:
+		/* SMB 3.1.1 and later (Windows 10 1803, Samba) */
+		if (w->conn->dialect < SMB2_DIALECT_0311)
+			return STATUS_NOT_SUPPORTED;
+		break;
 	default:
 		break;
 	}
@@ -239,10 +325,30 @@ static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 	q.path = smb2_open_path(o, w->req);
 	if (!q.path)
 		return STATUS_INSUFFICIENT_RESOURCES;
-	q.path_len = strlen(q.path);
 	smb2_file_info(o, q.path, &a, &fi);
+	if (o->stream) {
+		/* A stream's name: "file:stream" (MS-FSA 2.1.5.12.18). */
+		size_t plen = strlen(q.path), slen;
+		const char *sn = smb2_stream_display(o->stream, &slen);
+		char *full = req_alloc_raw(w->req, plen + slen + 2);
+
+		if (!full || !sn)
+			return STATUS_INSUFFICIENT_RESOURCES;
+		memcpy(full, q.path, plen);
+		full[plen] = ':';
+		memcpy(full + plen + 1, sn, slen);
+		full[plen + 1 + slen] = '\0';
+		q.path = full;
+	}
+	q.path_len = strlen(q.path);
 	if (cls == FileEaInformation || cls == FileAllInformation)
 		fi.ea_size = smb2_ea_size(o->obj);
+	if (cls == FileStreamInformation) {
+		uint32_t st = list_streams(w, o, &a, &q);
+
+		if (st != STATUS_SUCCESS)
+			return st;
+	}
 	q.fi = &fi;
 	q.access = o->access;
 	pthread_mutex_lock(&o->mu);
@@ -275,6 +381,7 @@ uint32_t smb2_fs_attributes(const struct smb2_tree *t)
 
 	caps.read_only = !t->acc.opts->rw;
 	caps.eas = true;
+	caps.streams = true;
 	caps.case_insensitive =
 		t->export && !t->export->wide.smb_case_sensitive;
 	return fscc_fs_attributes(&caps);
@@ -372,8 +479,6 @@ uint32_t smb2_cmd_query_info(struct smb2_work *w, struct smb2_buf *body)
 		return st;
 	/* The data goes after the 8 fixed bytes, within out_len. */
 	cap = out_len < 65536 ? out_len : 65536;
-	if (type == SMB2_0_INFO_FILE && cls == FileStreamInformation)
-		cap = out_len < 4096 ? out_len : 4096;
 	if (!smb2_rsp_room(w, QI_RSP_FIXED + cap)) {
 		st = STATUS_INSUFFICIENT_RESOURCES;
 		goto out_put;

@@ -22,6 +22,7 @@
 
 #include "core/stats.h"
 #include "smb2/smb2_open.h"
+#include "smb2/smb2_stream.h"
 #include "state/file_state.h"
 #include "vfs/vfs.h"
 
@@ -49,6 +50,40 @@ static void open_advance(struct smb2_open *o, uint64_t pos)
 	pthread_mutex_unlock(&o->mu);
 }
 
+/* READ of a named stream (smb2_stream.h): the bytes go into the body. */
+static uint32_t read_stream(struct smb2_work *w, struct smb2_open *o,
+			    uint64_t off, uint32_t len, uint32_t min)
+{
+	struct smb2_buf *b = &w->rsp;
+	size_t at;
+	ssize_t n;
+
+	if (w->req->nowait) {
+		w->req->defer = true; /* xattr I/O: on a worker */
+		return STATUS_SUCCESS;
+	}
+	if (len > SMB2_STREAM_DATA_MAX + 1)
+		len = SMB2_STREAM_DATA_MAX + 1;
+	if (!smb2_rsp_room(w, READ_RSP_FIXED + (size_t)len))
+		return STATUS_INSUFFICIENT_RESOURCES;
+	at = b->pos + READ_RSP_FIXED;
+	n = smb2_stream_read(o->obj, o->stream, off, b->base + at, len);
+	if (n < 0)
+		return smb2_status(SMB2_READ, (int)n);
+	if ((uint32_t)n < min || (n == 0 && len))
+		return STATUS_END_OF_FILE;
+	sb_put_u16(b, 17);
+	sb_put_u8(b, SMB2_READ_DATA_OFFSET);
+	sb_put_u8(b, 0);
+	sb_put_u32(b, (uint32_t)n);
+	sb_put_u32(b, 0);
+	sb_put_u32(b, 0);
+	b->pos += (size_t)n;
+	stats_add_bytes_read((uint64_t)n);
+	open_advance(o, off + (uint64_t)n);
+	return STATUS_SUCCESS;
+}
+
 uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body)
 {
 	struct req *rq = w->req;
@@ -60,7 +95,9 @@ uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body)
 	uint32_t len, min, st;
 	uint64_t off, p, v;
 	unsigned int vflags = 0;
-	bool last = !w->next_command;
+	/* the only response of its message: its data may follow it as a
+	 * payload (a compounded answer's last response is padded) */
+	bool last = !w->next_command && !w->answered;
 	ssize_t n;
 	int err;
 
@@ -88,6 +125,10 @@ uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body)
 	err = io_check_locks(o, false, off, len);
 	if (err) {
 		st = STATUS_FILE_LOCK_CONFLICT;
+		goto out_put;
+	}
+	if (o->stream) {
+		st = read_stream(w, o, off, len, min);
 		goto out_put;
 	}
 	if (rq->nowait)
@@ -178,7 +219,13 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 		/* FILE_WRITE_TO_END_OF_FILE (MS-FSA 2.1.5.3); an open that
 		 * may only append writes at or past the end (MS-SMB2
 		 * §3.3.5.13: within the file needs FILE_WRITE_DATA). */
-		err = vfs_getattr(o->obj, &a);
+		if (o->stream) {
+			n = smb2_stream_size(o->obj, o->stream);
+			err = n < 0 ? (int)n : 0;
+			a.size = n < 0 ? 0 : (uint64_t)n;
+		} else {
+			err = vfs_getattr(o->obj, &a);
+		}
 		if (err) {
 			st = smb2_status(SMB2_WRITE, err);
 			goto out_put;
@@ -209,7 +256,12 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 	if ((flags & SMB2_WRITEFLAG_WRITE_THROUGH) ||
 	    (o->create_options & FILE_WRITE_THROUGH_OPT))
 		stable = VFS_DATA_SYNC;
-	n = len ? vfs_write(o->obj, off, data.base, len, stable) : 0;
+	if (!len)
+		n = 0;
+	else if (o->stream)
+		n = smb2_stream_write(o->obj, o->stream, off, data.base, len);
+	else
+		n = vfs_write(o->obj, off, data.base, len, stable);
 	if (n < 0) {
 		st = smb2_status(SMB2_WRITE, (int)n);
 		goto out_put;

@@ -19,6 +19,7 @@
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_path.h"
+#include "smb2/smb2_stream.h"
 #include "state/file_state.h"
 #include "vfs/vfs.h"
 
@@ -124,9 +125,9 @@ static uint32_t set_disposition(struct smb2_open *o, bool del, bool on_close)
 		err = vfs_getattr(o->obj, &a);
 		if (err)
 			return smb2_status(SMB2_SET_INFO, err);
-		if (a.type != VFS_DIR && !(a.mode & 0222))
+		if ((o->stream || a.type != VFS_DIR) && !(a.mode & 0222))
 			return STATUS_CANNOT_DELETE;
-		if (a.type == VFS_DIR) {
+		if (a.type == VFS_DIR && !o->stream) {
 			err = dir_empty(o->obj);
 			if (err)
 				return smb2_status(SMB2_SET_INFO, err);
@@ -242,6 +243,9 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 
 	if (!(o->access & DELETE))
 		return STATUS_ACCESS_DENIED;
+	/* Renaming a named stream (to ":other") is not built yet. */
+	if (o->stream)
+		return STATUS_NOT_SUPPORTED;
 	st = target_of(w, in, true, &tpath, &tdir, &tleaf, &tlen, &replace);
 	if (st != STATUS_SUCCESS)
 		return st;
@@ -346,6 +350,8 @@ static uint32_t set_link(struct smb2_work *w, struct smb2_open *o,
 
 	if (o->is_dir)
 		return STATUS_FILE_IS_A_DIRECTORY;
+	if (o->stream)
+		return STATUS_INVALID_PARAMETER; /* a stream has no links */
 	st = target_of(w, in, false, &tpath, &tdir, &tleaf, &tlen, &replace);
 	if (st != STATUS_SUCCESS)
 		return st;
@@ -386,13 +392,24 @@ static uint32_t set_size(struct smb2_work *w, struct smb2_open *o,
 	if (alloc) {
 		/* MS-FSA 2.1.5.15.1: an allocation below the end of file
 		 * truncates it; above, nothing is preallocated here. */
-		err = vfs_getattr(o->obj, &a);
-		if (err)
-			return smb2_status(SMB2_SET_INFO, err);
+		if (o->stream) {
+			ssize_t n = smb2_stream_size(o->obj, o->stream);
+
+			if (n < 0)
+				return smb2_status(SMB2_SET_INFO, (int)n);
+			a.size = (uint64_t)n;
+		} else {
+			err = vfs_getattr(o->obj, &a);
+			if (err)
+				return smb2_status(SMB2_SET_INFO, err);
+		}
 		if (size >= a.size)
 			return STATUS_SUCCESS;
 	}
-	err = vfs_setattr(o->obj, &sa);
+	if (o->stream)
+		err = smb2_stream_set_size(o->obj, o->stream, size);
+	else
+		err = vfs_setattr(o->obj, &sa);
 	return err ? smb2_status(SMB2_SET_INFO, err) : STATUS_SUCCESS;
 }
 

@@ -22,6 +22,7 @@
  */
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "state/file_state_int.h"
 #include "vfs/vfs.h"
@@ -71,16 +72,23 @@ static struct state_file **bucket_of(struct state_shard *s, uint32_t h)
 	return &s->buckets[(h / STATE_SHARDS) % STATE_BUCKETS];
 }
 
+/* Entries of one object (its data and its named streams) share a chain. */
 static struct state_file *bucket_find(struct state_file *head,
-				      const struct vfs_obj *obj)
+				      const struct vfs_obj *obj,
+				      const char *stream)
 {
-	for (; head; head = head->hnext)
-		if (head->obj == obj)
+	for (; head; head = head->hnext) {
+		if (head->obj != obj)
+			continue;
+		if (!stream ? !head->stream
+			    : head->stream && !strcmp(head->stream, stream))
 			return head;
+	}
 	return NULL;
 }
 
-static struct state_file *file_lookup(struct vfs_obj *obj, bool create)
+static struct state_file *file_lookup(struct vfs_obj *obj, const char *stream,
+				      bool create)
 {
 	uint32_t h = obj_hash(obj);
 	struct state_shard *s;
@@ -91,7 +99,7 @@ static struct state_file *file_lookup(struct vfs_obj *obj, bool create)
 	s = shard_of(h);
 	b = bucket_of(s, h);
 	pthread_mutex_lock(&s->lock);
-	f = bucket_find(*b, obj);
+	f = bucket_find(*b, obj, stream);
 	if (f || !create) {
 		if (f)
 			f->refs++;
@@ -105,6 +113,10 @@ static struct state_file *file_lookup(struct vfs_obj *obj, bool create)
 	nf = calloc(1, sizeof(*nf));
 	if (!nf)
 		return NULL;
+	if (stream && !(nf->stream = strdup(stream))) {
+		free(nf);
+		return NULL;
+	}
 	pthread_mutex_init(&nf->mu, NULL);
 	state_link_init(&nf->shares);
 	state_link_init(&nf->locks);
@@ -112,11 +124,12 @@ static struct state_file *file_lookup(struct vfs_obj *obj, bool create)
 	nf->obj = obj;
 	nf->refs = 1;
 	pthread_mutex_lock(&s->lock);
-	f = bucket_find(*b, obj);
+	f = bucket_find(*b, obj, stream);
 	if (f) {
 		f->refs++;
 		pthread_mutex_unlock(&s->lock);
 		pthread_mutex_destroy(&nf->mu);
+		free(nf->stream);
 		free(nf);
 		return f;
 	}
@@ -132,13 +145,20 @@ static struct state_file *file_lookup(struct vfs_obj *obj, bool create)
 /** state_file_get() - see file_state.h. */
 struct state_file *state_file_get(struct vfs_obj *obj)
 {
-	return file_lookup(obj, true);
+	return file_lookup(obj, NULL, true);
+}
+
+/** state_file_get_stream() - see file_state.h. */
+struct state_file *state_file_get_stream(struct vfs_obj *obj,
+					 const char *stream)
+{
+	return file_lookup(obj, stream, true);
 }
 
 /** state_file_find() - see file_state.h. */
 struct state_file *state_file_find(struct vfs_obj *obj)
 {
-	return file_lookup(obj, false);
+	return file_lookup(obj, NULL, false);
 }
 
 /** state_file_hold() - see file_state.h. */
@@ -173,6 +193,7 @@ void state_file_put(struct state_file *f)
 	/* refs 0 means no state: the settle reference is gone */
 	pthread_mutex_destroy(&f->mu);
 	vfs_obj_put(f->obj);
+	free(f->stream);
 	free(f);
 	atomic_fetch_sub(&state_g_files, 1);
 }

@@ -124,6 +124,15 @@ uint64_t state_range_len(const struct state_range *r);
  */
 struct state_file *state_file_get(struct vfs_obj *obj);
 
+/*
+ * state_file_get_stream() - the entry of @obj's named stream @stream (an
+ * SMB alternate data stream): shares, locks and grants of its own, apart
+ * from the file's (MS-FSA: each stream is opened, shared and locked on
+ * its own). NFS never sees these entries.
+ */
+struct state_file *state_file_get_stream(struct vfs_obj *obj,
+					 const char *stream);
+
 /* state_file_find() - the entry of @obj with a reference, or NULL. */
 struct state_file *state_file_find(struct vfs_obj *obj);
 

@@ -80,6 +80,7 @@ struct state_file {
 	uint32_t refs;                 /* callers' + 1 while it has state */
 	/* Immutable while the entry lives. */
 	struct vfs_obj *obj;           /* a vfs reference */
+	char *stream;                  /* a named stream of obj, or NULL */
 	pthread_mutex_t mu;
 	/* Everything below: under @mu. */
 	bool has_state;                /* holds the state's reference */

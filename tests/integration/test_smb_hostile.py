@@ -103,7 +103,8 @@ ST = {
     "NO_PREAUTH_OVERLAP": 0xC05D0000, "LOGON_FAILURE": 0xC000006D,
     "STOPPED_ON_SYMLINK": 0x8000002D, "FILE_IS_A_DIRECTORY": 0xC00000BA,
     "FILE_TOO_LARGE": 0xC0000904, "EA_LIST_INCONSISTENT": 0x80000014,
-    "INVALID_SECURITY_DESCR": 0xC0000079,
+    "INVALID_SECURITY_DESCR": 0xC0000079, "DISK_FULL": 0xC000007F,
+    "SHARING_VIOLATION": 0xC0000043,
 }
 ST_NAME = {v: k for k, v in ST.items()}
 
@@ -1445,8 +1446,12 @@ def t_create(c):
         ("unc", "\\\\host\\share\\x", "INVALID_PARAMETER"),
         ("embedded_nul", "new\0file", "OBJECT_NAME_INVALID"),
         ("nul_then_dotdot", "x\0\\..\\..\\etc", "OBJECT_NAME_INVALID"),
-        ("stream", "data:evil", "OBJECT_NAME_INVALID"),
-        ("stream_type", "data:evil:$DATA", "OBJECT_NAME_INVALID"),
+        ("stream_type", "data:evil:$BAD", "OBJECT_NAME_INVALID"),
+        ("stream_slash", "data:../../etc/passwd", "OBJECT_NAME_INVALID"),
+        ("stream_through_symlink", "link\\canary:evil",
+         "OBJECT_PATH_NOT_FOUND", "STOPPED_ON_SYMLINK", "ACCESS_DENIED",
+         "NOT_A_DIRECTORY"),
+        ("stream_of_symlink", "flink:evil", "ACCESS_DENIED"),
         ("empty_component", "dir\\\\x", "OBJECT_NAME_INVALID"),
         ("wildcard", "x*", "OBJECT_NAME_INVALID"),
         ("control_char", "x\x01", "OBJECT_NAME_INVALID"),
@@ -1753,6 +1758,122 @@ def t_info(c):
     c.status(CLOSE, close_body(fid))
 
 
+def stream_list(raw):
+    """FileStreamInformation entries: [(name, size)]."""
+    out, off = [], 0
+    while raw:
+        nxt, nlen, size, _alloc = struct.unpack_from("<IIqq", raw, off)
+        out.append((raw[off + 24:off + 24 + nlen].decode("utf-16-le"), size))
+        if not nxt:
+            return out
+        off += nxt
+
+
+def t_streams(c):
+    """Named streams (user.DosStream.NAME:$DATA xattrs, Samba's layout):
+    made with their file, read and written at offsets, listed, sized,
+    deleted on close, names checked, share modes per stream, a compound
+    READ of one padded; and what a stream cannot be."""
+    srv = T.srv
+    path = os.path.join(srv.share, "sfile")
+    r = c.call(CREATE, create_body("sfile:zone", 2, access=0x13019F))
+    expect("stream_create_makes_file", r and r.status, "SUCCESS")
+    if not r or r.status:
+        return
+    fid = fid_of(r)
+    check("stream_base_file_made", os.path.isfile(path))
+    expect("stream_write_at_10",
+           c.status(WRITE, write_body(fid, b"abc", offset=10)), "SUCCESS")
+    r = c.call(READ, read_body(fid, 100))
+    got = r.body[16:16 + struct.unpack_from("<I", r.body, 4)[0]] if r else b""
+    check("stream_read_back", got == b"\0" * 10 + b"abc", repr(got))
+    check("stream_kept_as_samba_keeps_it",
+          os.getxattr(path, "user.DosStream.zone:$DATA") ==
+          b"\0" * 10 + b"abc\0")
+    check("stream_leaves_file_data", os.path.getsize(path) == 0)
+    r = c.call(QUERY_INFO, qinfo_body(fid, cls=5))  # FileStandardInformation
+    check("stream_end_of_file_13", r is not None and r.status == 0 and
+          struct.unpack_from("<q", r.body, 16)[0] == 13, repr(r))
+    # past the largest xattr value: DISK_FULL, nothing changed
+    expect("stream_write_past_64k",
+           c.status(WRITE, write_body(fid, b"x", offset=65535)),
+           "DISK_FULL")
+    expect("stream_write_at_2^62",
+           c.status(WRITE, write_body(fid, b"x", offset=1 << 62)),
+           "DISK_FULL")
+    r = c.call(READ, read_body(fid, 4, offset=13))
+    expect("stream_read_at_end", r and r.status, "END_OF_FILE")
+    # the same stream by another spelling, and its share modes
+    r = c.call(CREATE, create_body("SFILE:ZONE:$DaTa", 1, share=0))
+    expect("stream_open_ignores_case", r and r.status, "SHARING_VIOLATION")
+    r = c.call(CREATE, create_body("sfile:other", 2, share=0))
+    expect("stream_other_stream_shares_nothing", r and r.status, "SUCCESS")
+    fid2 = fid_of(r) if r and not r.status else None
+    r = c.call(CREATE, create_body("sfile", 1))
+    expect("stream_file_open_beside_streams", r and r.status, "SUCCESS")
+    if r and not r.status:
+        bfid = fid_of(r)
+        r = c.call(QUERY_INFO, qinfo_body(bfid, cls=22))
+        names = stream_list(r.body[8:8 + struct.unpack_from("<I", r.body, 4)[0]]) \
+            if r and not r.status else []
+        check("stream_list", sorted(names) ==
+              [("::$DATA", 0), (":other:$DATA", 0), (":zone:$DATA", 13)],
+              repr(names))
+        c.status(CLOSE, close_body(bfid))
+    # size by EndOfFile, then delete on close: the xattr goes, the
+    # file stays
+    expect("stream_set_eof_5", c.status(SET_INFO, setinfo_body(
+        fid, struct.pack("<q", 5), cls=20)), "SUCCESS")
+    check("stream_cut_to_5", os.getxattr(
+        path, "user.DosStream.zone:$DATA") == b"\0" * 5 + b"\0")
+    expect("stream_delete_on_close", c.status(SET_INFO, setinfo_body(
+        fid, b"\1", cls=13)), "SUCCESS")
+    c.status(CLOSE, close_body(fid))
+    check("stream_deleted", "user.DosStream.zone:$DATA" not in
+          os.listxattr(path) and os.path.isfile(path))
+    if fid2:
+        c.status(CLOSE, close_body(fid2))
+    # names and what a stream is not
+    for n, name, want in (
+            ("empty_name", "sfile:", "OBJECT_NAME_INVALID"),
+            ("bad_type", "sfile:s:$FOO", "OBJECT_NAME_INVALID"),
+            ("type_only_colon", "sfile:s:", "OBJECT_NAME_INVALID"),
+            ("slash", "sfile:a/b", "OBJECT_NAME_INVALID"),
+            ("backslash_after", "sfile:a\\b", "OBJECT_NAME_INVALID"),
+            ("colon_in_dir", "dir:x\\f", "OBJECT_NAME_INVALID"),
+            ("too_long", "sfile:" + "n" * 235, "OBJECT_NAME_INVALID"),
+            ("missing_stream", "sfile:nothere", "OBJECT_NAME_NOT_FOUND"),
+            ("missing_file", "nofile:s", "OBJECT_NAME_NOT_FOUND"),
+            ("symlink", "flink:s", "ACCESS_DENIED")):
+        r = c.call(CREATE, create_body(name, 1))
+        expect(f"stream_{n}", r and r.status, want)
+    r = c.call(CREATE, create_body("sfile:d", 2, options=0x1))
+    expect("stream_directory_file", r and r.status, "NOT_A_DIRECTORY")
+    r = c.call(CREATE, create_body("sfile::$DATA", 1))
+    expect("stream_unnamed_is_the_file", r and r.status, "SUCCESS")
+    if r and not r.status:
+        c.status(CLOSE, close_body(fid_of(r)))
+    check("stream_nothing_outside", not any(
+        x.startswith("user.DosStream") for x in
+        os.listxattr(os.path.join(srv.outside, "canary"))))
+    # a directory's stream
+    r = c.call(CREATE, create_body("dir:ds", 2))
+    expect("stream_of_directory", r and r.status, "SUCCESS")
+    if r and not r.status:
+        expect("stream_of_directory_write", c.status(
+            WRITE, write_body(fid_of(r), b"xyz")), "SUCCESS")
+        c.status(CLOSE, close_body(fid_of(r)))
+    # a compounded READ of a stream is padded to 8 bytes (as Windows
+    # and Samba: smbtorture compound.compound-padding)
+    ff = b"\xff" * 16
+    rs = c.compound([(CREATE, create_body("dir:ds", 1), 0),
+                     (READ, read_body(ff, 3), FLAG_RELATED),
+                     (CLOSE, close_body(ff), FLAG_RELATED)]) or []
+    check("stream_compound_read_padded", len(rs) == 3 and
+          len(rs[1].raw) == 64 + 24 and rs[2].status == 0, repr(rs))
+    alive("streams")
+
+
 def t_foreign_fid():
     srv = T.srv
     a = logon(srv.port)
@@ -1868,6 +1989,7 @@ def main():
         alive("read_write")
         t_info(c)
         alive("info")
+        t_streams(c)
         c.close()
         t_foreign_fid()
         check("passwd_untouched", os.stat("/etc/passwd").st_mtime <

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: the SMB2 wire basics: the little-endian cursor (bounds,
- * poisoning, (offset, length) ranges that must not wrap) and UTF-16LE
- * conversion (strict both ways).
+ * poisoning, (offset, length) ranges that must not wrap), UTF-16LE
+ * conversion (strict both ways) and the stream part of a CREATE name.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "smb2/smb2_buf.h"
+#include "smb2/smb2_stream.h"
+#include "smb2/smb2_wire.h"
 #include "smb2/utf16.h"
 
 static void test_buf_layout(void **state)
@@ -191,6 +194,69 @@ static void test_utf16_upper(void **state)
 	assert_memory_equal(out + 2, in + 2, 4);
 }
 
+static uint32_t parse(const char *spec, const char **name, size_t *len)
+{
+	return smb2_stream_parse(spec, strlen(spec), name, len);
+}
+
+static void test_stream_names(void **state)
+{
+	char longname[SMB2_STREAM_NAME_MAX + 2], xname[300];
+	const char *name, *dn;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(parse("zone", &name, &len), STATUS_SUCCESS);
+	assert_int_equal(len, 4);
+	assert_memory_equal(name, "zone", 4);
+	assert_int_equal(parse("Zone.Identifier:$DaTa", &name, &len),
+			 STATUS_SUCCESS);
+	assert_int_equal(len, 15);
+	/* the unnamed stream */
+	assert_int_equal(parse(":$DATA", &name, &len), STATUS_SUCCESS);
+	assert_int_equal(len, 0);
+	/* NTFS allows these */
+	assert_int_equal(parse("\x05Stream\n One", &name, &len),
+			 STATUS_SUCCESS);
+	assert_int_equal(parse("?Stream*", &name, &len), STATUS_SUCCESS);
+	/* refused */
+	assert_int_equal(parse("", &name, &len), STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(parse("s:", &name, &len), STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(parse("s:$FOO", &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(parse("s:$DATA:", &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(parse("s:$DATAX", &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(parse("a/b", &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(parse("a\\b", &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	assert_int_equal(smb2_stream_parse("a\0b", 3, &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	memset(longname, 'n', sizeof(longname));
+	longname[SMB2_STREAM_NAME_MAX] = '\0';
+	assert_int_equal(parse(longname, &name, &len), STATUS_SUCCESS);
+	longname[SMB2_STREAM_NAME_MAX] = 'n';
+	longname[SMB2_STREAM_NAME_MAX + 1] = '\0';
+	assert_int_equal(parse(longname, &name, &len),
+			 STATUS_OBJECT_NAME_INVALID);
+	/* xattr names back to stream names */
+	dn = smb2_stream_display("user.DosStream.zone:$DATA", &len);
+	assert_non_null(dn);
+	assert_int_equal(len, 4);
+	assert_memory_equal(dn, "zone", 4);
+	assert_null(smb2_stream_display("user.DosStream.:$DATA", &len));
+	assert_null(smb2_stream_display("user.DosStream.zone", &len));
+	assert_null(smb2_stream_display("user.DOSATTRIB", &len));
+	assert_null(smb2_stream_display("user.zone:$DATA", &len));
+	/* the longest name's xattr name fits XATTR_NAME_MAX */
+	snprintf(xname, sizeof(xname), "%s%.*s%s", SMB2_STREAM_PREFIX,
+		 SMB2_STREAM_NAME_MAX, longname, SMB2_STREAM_SUFFIX);
+	assert_int_equal(strlen(xname), 255);
+	assert_true(strlen(xname) < SMB2_STREAM_XNAME_SIZE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_buf_range),
 		cmocka_unit_test(test_utf16),
 		cmocka_unit_test(test_utf16_upper),
+		cmocka_unit_test(test_stream_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
