@@ -113,6 +113,28 @@ echo "$out" | grep -q "stream: \[::\$DATA\], $((BIG_MB * 1048576)) bytes" &&
 	t_ok "allinfo_stream_size" ||
 	t_fail "allinfo_stream_size" "$(echo "$out" | tr '\n' '|')"
 
+# a named stream (Zone.Identifier, as a browser's download gets one):
+# put and got back byte for byte, listed by allinfo, kept as Samba keeps
+# it (user.DosStream.NAME:$DATA with a NUL after the bytes)
+printf '[ZoneTransfer]\r\nZoneId=3\r\n' >"$T_DIR/zone.txt"
+smb_ok "stream_put" share \
+	"put $T_DIR/small.txt dl.exe; put $T_DIR/zone.txt dl.exe:Zone.Identifier"
+rm -f "$T_DIR/zone.back"
+smb_ok "stream_get" share "get dl.exe:Zone.Identifier $T_DIR/zone.back"
+cmp -s "$T_DIR/zone.txt" "$T_DIR/zone.back" && t_ok "stream_same_bytes" ||
+	t_fail "stream_same_bytes" "$(od -c "$T_DIR/zone.back" 2>&1 | head -3)"
+smb_ok "stream_allinfo" share "allinfo dl.exe"
+echo "$out" | grep -q 'stream: \[:Zone.Identifier:\$DATA\], 26 bytes' &&
+	echo "$out" | grep -q 'stream: \[::\$DATA\], 10 bytes' &&
+	t_ok "stream_listed" || t_fail "stream_listed" "$(echo "$out" | tr '\n' '|')"
+if command -v getfattr >/dev/null 2>&1; then
+	t_eq "stream_xattr_layout" \
+		"$(od -An -tx1 "$T_DIR/zone.txt" | tr -d ' \n')00" \
+		"$(getfattr --only-values -n 'user.DosStream.Zone.Identifier:$DATA' \
+			"$EXP/dl.exe" 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+fi
+t_eq "stream_file_data_untouched" "hello smb" "$(cat "$EXP/dl.exe")"
+
 # the namespace
 smb_ok "mkdir" share "mkdir dir1; mkdir dir1\\sub"
 [ -d "$EXP/dir1/sub" ] && t_ok "mkdir_on_disk" || t_fail "mkdir_on_disk" "no dir1/sub"
