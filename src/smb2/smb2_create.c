@@ -584,6 +584,15 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		goto out_free;
 	}
 	h.id = o;
+	/* A file opened for delete: its streams' opens must share delete
+	 * too (the file's delete takes them, MS-FSA 2.1.5.1.2.2). */
+	if (!c.stream && (access & STATE_ACCESS_DELETE) &&
+	    state_streams_deny(obj, STATE_ACCESS_DELETE)) {
+		state_file_put(o->sf);
+		o->sf = NULL;
+		st = STATUS_SHARING_VIOLATION;
+		goto out_free;
+	}
 	err = state_share_acquire(o->sf, &h, access, deny);
 	if (err == -EINPROGRESS)
 		err = -EBUSY; /* a courtesy NFSv4 client's, being expired:

@@ -155,6 +155,38 @@ struct state_file *state_file_get_stream(struct vfs_obj *obj,
 	return file_lookup(obj, stream, true);
 }
 
+/** state_streams_deny() - see file_state.h. */
+bool state_streams_deny(struct vfs_obj *obj, uint32_t access)
+{
+	struct state_file *got[64], *f;
+	uint32_t h = obj_hash(obj);
+	struct state_shard *s;
+	size_t n = 0, i;
+	bool more = false, ret = false;
+
+	pthread_once(&shards_once, shards_init);
+	s = shard_of(h);
+	pthread_mutex_lock(&s->lock);
+	for (f = *bucket_of(s, h); f; f = f->hnext) {
+		if (f->obj != obj || !f->stream)
+			continue;
+		if (n == sizeof(got) / sizeof(got[0])) {
+			more = true;
+			break;
+		}
+		f->refs++;
+		got[n++] = f;
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		if (!ret)
+			ret = state_share_denies(got[i], access);
+		state_file_put(got[i]);
+	}
+	/* more open streams than we look at: refuse (fails closed) */
+	return ret || more;
+}
+
 /** state_file_find() - see file_state.h. */
 struct state_file *state_file_find(struct vfs_obj *obj)
 {

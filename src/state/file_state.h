@@ -133,6 +133,13 @@ struct state_file *state_file_get(struct vfs_obj *obj);
 struct state_file *state_file_get_stream(struct vfs_obj *obj,
 					 const char *stream);
 
+/*
+ * state_streams_deny() - does a share held on one of @obj's named streams
+ * deny one of @access? (A file's delete takes its streams with it, so it
+ * must be shared by their opens too, MS-FSA 2.1.5.1.2.2.)
+ */
+bool state_streams_deny(struct vfs_obj *obj, uint32_t access);
+
 /* state_file_find() - the entry of @obj with a reference, or NULL. */
 struct state_file *state_file_find(struct vfs_obj *obj);
 
@@ -215,8 +222,9 @@ bool state_share_denies(struct state_file *f, uint32_t access);
 
 /*
  * state_share_denies_obj() - state_share_denies() on the entry of @obj,
- * false without one; no lock taken while no share anywhere denies those
- * accesses.
+ * false without one; for DELETE, the shares of its named streams count
+ * too (state_streams_deny). No lock taken while no share anywhere denies
+ * those accesses.
  */
 bool state_share_denies_obj(struct vfs_obj *obj, uint32_t access);
 

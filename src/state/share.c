@@ -263,10 +263,12 @@ bool state_share_denies_obj(struct vfs_obj *obj, uint32_t access)
 	if (!denied_anywhere(access))
 		return false;
 	f = state_file_find(obj);
-	if (!f)
-		return false;
-	ret = state_share_denies(f, access);
-	state_file_put(f);
+	ret = f && state_share_denies(f, access);
+	if (f)
+		state_file_put(f);
+	/* deleting the file deletes its named streams */
+	if (!ret && (access & STATE_ACCESS_DELETE))
+		ret = state_streams_deny(obj, STATE_ACCESS_DELETE);
 	return ret;
 }
 
