@@ -8,6 +8,9 @@
  */
 #include "smb2/smb2_access.h"
 
+#include <stdlib.h>
+
+#include "smb2/smb2_acl.h"
 #include "vfs/vfs.h"
 
 uint32_t smb2_access_map_generic(uint32_t mask)
@@ -29,6 +32,43 @@ uint32_t smb2_access_map_generic(uint32_t mask)
 	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |                  \
 	 FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | DELETE | WRITE_DAC |      \
 	 WRITE_OWNER)
+
+/*
+ * What kept descriptors (smb2_acl.h) take away from the mode's rights
+ * @m: the file's DACL bounds them; DELETE needs the mode's leave to
+ * unlink (in @m) and either the file's DACL granting DELETE or its
+ * directory's granting FILE_DELETE_CHILD (MS-FSA 2.1.5.1.2.1), the
+ * directory's mode standing in for a DACL it does not keep. Root is not
+ * bound by DACLs, as it is not by the mode.
+ */
+static uint32_t nt_rights(struct vfs_obj *o, const struct vfs_attr *a,
+			  struct vfs_obj *parent, const struct vfs_cred *cred,
+			  uint32_t m)
+{
+	bool unlink_ok = m & DELETE, file_delete = false, parent_dc;
+	struct smb2_acl acl;
+	struct vfs_attr pa;
+	uint32_t r;
+
+	if (cred->uid == 0)
+		return m;
+	parent_dc = unlink_ok;
+	if (parent && !vfs_getattr(parent, &pa) &&
+	    !smb2_acl_get(parent, &pa, &acl)) {
+		parent_dc = smb2_acl_rights(&acl, cred) & FILE_DELETE_CHILD;
+		free(acl.sd);
+	}
+	if (!smb2_acl_get(o, a, &acl)) {
+		r = smb2_acl_rights(&acl, cred);
+		free(acl.sd);
+		m &= r;
+		file_delete = r & DELETE;
+	}
+	m &= ~DELETE;
+	if (unlink_ok && (file_delete || parent_dc))
+		m |= DELETE;
+	return m;
+}
 
 int smb2_access_maximal(struct vfs_obj *o, const struct vfs_attr *a,
 			struct vfs_obj *parent, const struct vfs_cred *cred,
@@ -74,6 +114,7 @@ int smb2_access_maximal(struct vfs_obj *o, const struct vfs_attr *a,
 		if (pg & VFS_ACCESS_DELETE)
 			m |= DELETE;
 	}
+	m = nt_rights(o, a, parent, cred, m);
 	if (ro)
 		m &= ~WRITE_RIGHTS;
 	*out = m;

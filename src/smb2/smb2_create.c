@@ -29,6 +29,7 @@
 #include "smb2/fscc.h"
 #include "smb2/sd.h"
 #include "smb2/smb2_access.h"
+#include "smb2/smb2_acl.h"
 #include "smb2/smb2_create.h"
 #include "smb2/smb2_ea.h"
 #include "smb2/smb2_info.h"
@@ -639,14 +640,29 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		if (st != STATUS_SUCCESS)
 			goto out_unmake;
 	}
+	/* A file or directory this CREATE made gets the inheritable ACEs
+	 * its directory keeps (MS-DTYP 2.5.3.4), before any SecD. */
+	if (created && dir) {
+		err = smb2_acl_inherit(dir, obj, &a, a.type == VFS_DIR,
+				       &t->acc.cred);
+		if (err && err != -ENODATA)
+			log_msg(LL_DEBUG, "smb2: CREATE %s: inheriting the "
+				"directory's ACL: %s", c.path, strerror(-err));
+	}
 	/* SecD: owner, group and mode of a file this CREATE made
-	 * (MS-SMB2 §2.2.13.2.2), as far as the user may set them. */
+	 * (MS-SMB2 §2.2.13.2.2), as far as the user may set them, and the
+	 * whole descriptor kept (smb2_acl.h). */
 	if (c.ctx.have_sd && created) {
 		struct smb2_buf sdb = c.ctx.sd;
+		uint32_t secinfo = OWNER_SECURITY_INFORMATION |
+				   GROUP_SECURITY_INFORMATION;
 
-		st = smb2_sd_apply(obj, OWNER_SECURITY_INFORMATION |
-				   GROUP_SECURITY_INFORMATION |
-				   DACL_SECURITY_INFORMATION, &sdb);
+		/* Without SE_DACL_PRESENT the file keeps the DACL it
+		 * inherited (smbtorture create.nulldacl). */
+		if (sb_remaining(&sdb) >= 4 &&
+		    (get_le16(sdb.base + sdb.pos + 2) & SE_DACL_PRESENT))
+			secinfo |= DACL_SECURITY_INFORMATION;
+		st = smb2_sd_apply(obj, secinfo, &sdb);
 		if (st != STATUS_SUCCESS)
 			goto out_unmake;
 		err = vfs_getattr(obj, &a);

@@ -8,9 +8,11 @@
  */
 #include "smb2/smb2_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "smb2/fscc.h"
+#include "smb2/smb2_acl.h"
 #include "smb2/smb2_ea.h"
 #include "smb2/sd.h"
 #include "smb2/smb2_info.h"
@@ -424,6 +426,7 @@ static uint32_t query_fs(struct smb2_work *w, struct smb2_open *o,
 static uint32_t query_security(struct smb2_work *w, struct smb2_open *o,
 			       uint32_t secinfo, struct smb2_buf *out)
 {
+	struct smb2_acl acl;
 	struct sd_unix u;
 	struct vfs_attr a;
 	size_t needed = 0;
@@ -441,11 +444,18 @@ static uint32_t query_security(struct smb2_work *w, struct smb2_open *o,
 	err = vfs_getattr(o->obj, &a);
 	if (err)
 		return smb2_status(SMB2_QUERY_INFO, err);
-	u.uid = a.uid;
-	u.gid = a.gid;
-	u.mode = a.mode;
-	u.is_dir = a.type == VFS_DIR;
-	fs = sd_enc_SECURITY_DESCRIPTOR(out, &u, secinfo, &needed);
+	/* the descriptor a client set, when one is kept and still true;
+	 * else the one the owner, group and mode say */
+	if (!smb2_acl_get(o->obj, &a, &acl)) {
+		fs = smb2_acl_encode(&acl, secinfo, out, &needed);
+		free(acl.sd);
+	} else {
+		u.uid = a.uid;
+		u.gid = a.gid;
+		u.mode = a.mode;
+		u.is_dir = a.type == VFS_DIR;
+		fs = sd_enc_SECURITY_DESCRIPTOR(out, &u, secinfo, &needed);
+	}
 	if (fs == FSCC_BUFFER_TOO_SMALL) {
 		/* §3.3.5.20.3: the error data is the size needed. */
 		smb2_error_data_u32(w, (uint32_t)needed);

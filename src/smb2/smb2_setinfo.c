@@ -15,6 +15,7 @@
 
 #include "smb2/fscc.h"
 #include "smb2/sd.h"
+#include "smb2/smb2_acl.h"
 #include "smb2/smb2_ea.h"
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
@@ -495,45 +496,76 @@ uint32_t smb2_sd_apply(struct vfs_obj *obj, uint32_t secinfo,
 	struct vfs_sattr sa = { 0 };
 	struct vfs_attr a;
 	enum fscc_status fs;
+	bool foreign_owner, foreign_group;
+	uint32_t mode, dacl_mode;
 	int err;
 
 	err = vfs_getattr(obj, &a);
 	if (err)
 		return smb2_status(SMB2_SET_INFO, err);
+	dacl_mode = a.mode;
 	fs = sd_dec_SECURITY_DESCRIPTOR(in, a.uid, a.gid, &sd);
 	if (fs != FSCC_OK)
 		return fscc_ntstatus(fs);
-	if ((secinfo & OWNER_SECURITY_INFORMATION) && sd.has_owner) {
-		if (!sd.owner_unix)
-			return STATUS_INVALID_OWNER;
+	/* An owner or group that is no Unix user or group can only be
+	 * kept in the stored descriptor (below). */
+	foreign_owner = (secinfo & OWNER_SECURITY_INFORMATION) &&
+			sd.has_owner && !sd.owner_unix;
+	foreign_group = (secinfo & GROUP_SECURITY_INFORMATION) &&
+			sd.has_group && !sd.group_unix;
+	if ((secinfo & OWNER_SECURITY_INFORMATION) && sd.has_owner &&
+	    sd.owner_unix) {
 		if (sd.uid != a.uid) {
 			sa.set_uid = true;
 			sa.uid = sd.uid;
 		}
 	}
-	if ((secinfo & GROUP_SECURITY_INFORMATION) && sd.has_group) {
-		if (!sd.group_unix)
-			return STATUS_INVALID_PRIMARY_GROUP;
+	if ((secinfo & GROUP_SECURITY_INFORMATION) && sd.has_group &&
+	    sd.group_unix) {
 		if (sd.gid != a.gid) {
 			sa.set_gid = true;
 			sa.gid = sd.gid;
 		}
 	}
 	/* The owner, group and Everyone classes of the DACL become the
-	 * mode; ACEs for other SIDs cannot be kept and are left out, as
-	 * Samba without stored ACLs does. */
+	 * mode, so that NFS sees what SMB set. The owner's write bit stays
+	 * as it was while the whole descriptor is kept (below): it is the
+	 * file's READONLY attribute (fscc.h), which a DACL does not set on
+	 * Windows, and the owner may chmod it back anyway; the kept DACL
+	 * bounds what SMB grants. */
 	if ((secinfo & DACL_SECURITY_INFORMATION) && sd.has_dacl) {
-		uint32_t mode = (a.mode & ~0777u) | (sd.mode & 0777u);
-
+		dacl_mode = (a.mode & ~0777u) | (sd.mode & 0777u);
+		mode = a.type == VFS_REG
+			       ? (dacl_mode & ~0200u) | (a.mode & 0200u)
+			       : dacl_mode;
 		if (mode != a.mode) {
 			sa.set_mode = true;
 			sa.mode = mode;
 		}
 	}
-	if (!sa.set_uid && !sa.set_gid && !sa.set_mode)
-		return STATUS_SUCCESS;
-	err = vfs_setattr(obj, &sa);
-	return err ? smb2_status(SMB2_SET_INFO, err) : STATUS_SUCCESS;
+	if (sa.set_uid || sa.set_gid || sa.set_mode) {
+		err = vfs_setattr(obj, &sa);
+		if (!err)
+			err = vfs_getattr(obj, &a);
+		if (err)
+			return smb2_status(SMB2_SET_INFO, err);
+	}
+	/* The whole descriptor is kept too (smb2_acl.h), for the ACEs a
+	 * mode cannot say; where it cannot be kept, the mode is all. */
+	err = smb2_acl_set(obj, &a, secinfo, in);
+	if (err && (foreign_owner || foreign_group))
+		return foreign_owner ? STATUS_INVALID_OWNER
+				     : STATUS_INVALID_PRIMARY_GROUP;
+	if (err && err != -EPERM && err != -ENOTSUP && err != -EOPNOTSUPP)
+		return smb2_status(SMB2_SET_INFO, err);
+	if (err && dacl_mode != a.mode) {
+		struct vfs_sattr sm = { .set_mode = true, .mode = dacl_mode };
+
+		err = vfs_setattr(obj, &sm);
+		if (err)
+			return smb2_status(SMB2_SET_INFO, err);
+	}
+	return STATUS_SUCCESS;
 }
 
 uint32_t smb2_cmd_set_info(struct smb2_work *w, struct smb2_buf *body)

@@ -1874,6 +1874,181 @@ def t_streams(c):
     alive("streams")
 
 
+def sid_b(text):
+    """S-1-a-b-... as bytes (MS-DTYP 2.4.2.2)."""
+    f = text.split("-")
+    subs = [int(x) for x in f[3:]]
+    return (struct.pack("<BB", int(f[1]), len(subs)) +
+            int(f[2]).to_bytes(6, "big") +
+            b"".join(struct.pack("<I", x) for x in subs))
+
+
+def ace_b(kind, flags, mask, sid):
+    s = sid_b(sid)
+    return struct.pack("<BBHI", kind, flags, 8 + len(s), mask) + s
+
+
+def acl_b(aces):
+    body = b"".join(aces)
+    return struct.pack("<BBHHH", 2, 0, 8 + len(body), len(aces), 0) + body
+
+
+def sd_b(owner=None, group=None, dacl=None, control=0x8004):
+    """A self-relative descriptor: header, owner, group, DACL."""
+    parts, offs, at = b"", [0, 0, 0], 20
+    for i, x in enumerate((owner and sid_b(owner), group and sid_b(group),
+                           dacl)):
+        if x:
+            offs[i] = at
+            parts += x
+            at += len(x)
+    return struct.pack("<BBHIIII", 1, 0, control, offs[0], offs[1], 0,
+                       offs[2]) + parts
+
+
+def sd_parts(raw):
+    """(control, owner bytes, group bytes, DACL bytes) of a descriptor."""
+    _, _, ctl, oo, go, _, do = struct.unpack_from("<BBHIIII", raw)
+
+    def sid_at(o):
+        return raw[o:o + 8 + 4 * raw[o + 1]] if o else None
+    dacl = raw[do:do + struct.unpack_from("<H", raw, do + 2)[0]] \
+        if do else None
+    return ctl, sid_at(oo), sid_at(go), dacl
+
+
+def sec_set(c, fid, secinfo, sd):
+    body = struct.pack("<HBBIHHI16s", 33, 3, 0, len(sd), 96, 0, secinfo,
+                       fid) + sd
+    return c.status(SET_INFO, body)
+
+
+def sec_get(c, fid, secinfo=7):
+    body = struct.pack("<HBBIHHIII16s", 41, 3, 0, 4096, 0, 0, 0, secinfo,
+                       0, fid) + b"\0"
+    r = c.call(QUERY_INFO, body)
+    if r is None or r.status:
+        return None
+    n = struct.unpack_from("<I", r.body, 4)[0]
+    return r.body[8:8 + n]
+
+
+def t_acls(c):
+    """Stored NT descriptors (trusted.nasd.ntacl): a DACL with ACEs for
+    SIDs a mode cannot say comes back as set, takes rights away, goes
+    stale when the mode changes underneath, is inherited by new files and
+    directories; a forged or broken kept value is ignored."""
+    srv = T.srv
+    uid = os.getuid() if os.getuid() else 1000
+    me = f"S-1-22-1-{uid}"
+    path = os.path.join(srv.share, "aclf")
+    r = c.call(CREATE, create_body("aclf", 2, access=0x1F01FF))
+    if not r or r.status:
+        check("acl_file_made", False, repr(r))
+        return
+    fid = fid_of(r)
+    dacl = acl_b([ace_b(0, 0, 0x1F01FF, me),
+                  ace_b(0, 0, 0x1F01FF, "S-1-5-32-544"),
+                  ace_b(0, 0, 0x120089, "S-1-5-11")])
+    expect("acl_set_dacl", sec_set(c, fid, 4, sd_b(dacl=dacl)), "SUCCESS")
+    got = sec_get(c, fid)
+    parts = sd_parts(got) if got else (0, None, None, None)
+    check("acl_dacl_back_as_set", parts[3] == dacl, repr(got))
+    check("acl_owner_is_the_user", parts[1] == sid_b(me), repr(parts))
+    check("acl_control_dacl_present", parts[0] & 0x8004 == 0x8004,
+          hex(parts[0]))
+    if os.getuid() == 0:
+        check("acl_kept_privileged", os.getxattr(
+            path, "trusted.nasd.ntacl")[:8] == b"NASDSD1\0")
+    c.status(CLOSE, close_body(fid))
+    # a DACL that grants only reading: writing is refused over SMB
+    fid = open_file(c, "aclf", disp=1, access=0x1F01FF)
+    expect("acl_set_read_only_dacl", sec_set(c, fid, 4, sd_b(dacl=acl_b(
+        [ace_b(0, 0, 0x120089, me)]))), "SUCCESS")
+    c.status(CLOSE, close_body(fid))
+    r = c.call(CREATE, create_body("aclf", 1, access=0x2))
+    expect("acl_dacl_refuses_write", r and r.status, "ACCESS_DENIED")
+    r = c.call(CREATE, create_body("aclf", 1, access=0x20089))
+    expect("acl_dacl_allows_read", r and r.status, "SUCCESS")
+    if r and not r.status:
+        fid = fid_of(r)
+        # the owner keeps READ_CONTROL and WRITE_DAC whatever the DACL
+        expect("acl_set_dacl_needs_write_dac", sec_set(
+            c, fid, 4, sd_b(dacl=dacl)), "ACCESS_DENIED")
+        c.status(CLOSE, close_body(fid))
+    r = c.call(CREATE, create_body("aclf", 1, access=0x60000))
+    expect("acl_owner_implicit_rights", r and r.status, "SUCCESS")
+    if r and not r.status:
+        fid = fid_of(r)
+        expect("acl_owner_rewrites_dacl", sec_set(
+            c, fid, 4, sd_b(dacl=dacl)), "SUCCESS")
+        c.status(CLOSE, close_body(fid))
+    # the mode changed underneath (an NFS chmod): the mode is the truth
+    os.chmod(path, 0o640)
+    fid = open_file(c, "aclf", disp=1, access=0x20080)
+    got = sec_get(c, fid)
+    parts = sd_parts(got) if got else (0, None, None, None)
+    check("acl_stale_after_chmod", parts[3] is not None and
+          sid_b("S-1-5-32-544") not in parts[3], repr(got))
+    # a foreign owner SID is kept (the file's uid stays)
+    c.status(CLOSE, close_body(fid))
+    fid = open_file(c, "aclf", disp=1, access=0xE0080)
+    expect("acl_set_dacl_again", sec_set(c, fid, 4, sd_b(dacl=dacl)),
+           "SUCCESS")
+    expect("acl_foreign_owner", sec_set(c, fid, 1, sd_b(
+        owner="S-1-1-0")), "SUCCESS")
+    got = sec_get(c, fid)
+    parts = sd_parts(got) if got else (0, None, None, None)
+    check("acl_foreign_owner_kept", parts[1] == sid_b("S-1-1-0") and
+          os.stat(path).st_uid == uid, repr(parts))
+    c.status(CLOSE, close_body(fid))
+    # inheritance: a directory's OI/CI ACEs
+    r = c.call(CREATE, create_body("acld", 2, options=1, access=0x1F01FF))
+    if r and not r.status:
+        dfid = fid_of(r)
+        expect("acl_dir_dacl", sec_set(c, dfid, 4, sd_b(dacl=acl_b([
+            ace_b(0, 3, 0x1F01FF, me),
+            ace_b(0, 1, 0x120089, "S-1-5-32-545"),
+            ace_b(0, 2, 0x1200A9, "S-1-3-0")]))), "SUCCESS")
+        c.status(CLOSE, close_body(dfid))
+        fid = open_file(c, "acld\\f", disp=2, access=0x1F01FF)
+        got = sec_get(c, fid)
+        check("acl_file_inherits", got and sd_parts(got)[3] == acl_b([
+            ace_b(0, 0x10, 0x1F01FF, me),
+            ace_b(0, 0x10, 0x120089, "S-1-5-32-545")]), repr(got))
+        c.status(CLOSE, close_body(fid))
+        r = c.call(CREATE, create_body("acld\\d", 2, options=1,
+                                       access=0x1F01FF))
+        got = sec_get(c, fid_of(r)) if r and not r.status else None
+        check("acl_dir_inherits", got and sd_parts(got)[3] == acl_b([
+            ace_b(0, 0x13, 0x1F01FF, me),
+            ace_b(0, 0x19, 0x120089, "S-1-5-32-545"),
+            ace_b(0, 0x10, 0x1200A9, me),
+            ace_b(0, 0x1A, 0x1200A9, "S-1-3-0")]), repr(got))
+        if r and not r.status:
+            c.status(CLOSE, close_body(fid_of(r)))
+    # a broken kept value is ignored: the mode's descriptor answers
+    if os.getuid() == 0:
+        st = os.stat(path)
+        for n, val in (
+                ("cut_header", b"NASDSD1\0\1"),
+                ("bad_owner_offset", b"NASDSD1\0" + struct.pack(
+                    "<III", st.st_uid, st.st_gid, st.st_mode & 0o7777) +
+                 struct.pack("<BBHIIII", 1, 0, 0x8004, 0xFFFF0000, 0, 0,
+                             0)),
+                ("dacl_size_past_end", b"NASDSD1\0" + struct.pack(
+                    "<III", st.st_uid, st.st_gid, st.st_mode & 0o7777) +
+                 struct.pack("<BBHIIII", 1, 0, 0x8004, 0, 0, 0, 20) +
+                 struct.pack("<BBHHH", 2, 0, 0xFFF0, 50, 0))):
+            os.setxattr(path, "trusted.nasd.ntacl", val)
+            fid = open_file(c, "aclf", disp=1, access=0x20080)
+            got = sec_get(c, fid)
+            check(f"acl_broken_{n}_ignored", got is not None and
+                  sd_parts(got)[3] is not None, repr(got))
+            c.status(CLOSE, close_body(fid))
+    alive("acls")
+
+
 def t_foreign_fid():
     srv = T.srv
     a = logon(srv.port)
@@ -1990,6 +2165,7 @@ def main():
         t_info(c)
         alive("info")
         t_streams(c)
+        t_acls(c)
         c.close()
         t_foreign_fid()
         check("passwd_untouched", os.stat("/etc/passwd").st_mtime <
