@@ -180,7 +180,8 @@ int smb2_acl_get(struct vfs_obj *obj, const struct vfs_attr *a,
 	out->len = 0;
 	if (a->type != VFS_REG && a->type != VFS_DIR)
 		return -ENODATA;
-	n = vfs_xattr_get(obj, SMB2_ACL_XATTR, NULL, 0);
+	n = vfs_xattr_get_slot(obj, a, VFS_XSLOT_NTACL, SMB2_ACL_XATTR, NULL,
+			       0);
 	if (n < 0)
 		return n == -ENOTSUP || n == -EOPNOTSUPP || n == -EPERM ||
 				       n == -EACCES

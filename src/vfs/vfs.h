@@ -435,6 +435,18 @@ enum vfs_xattr_how {
  * the length or -errno. */
 ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
 		      size_t size);
+/*
+ * vfs_xattr_get_slot() - vfs_xattr_get() for an xattr that most objects
+ * lack and a hot path asks for (SMB's kept security descriptor): that it
+ * is absent is remembered in bit @slot (VFS_XSLOT_*) under @a's ctime
+ * (@a: @o's attributes just read; any xattr change moves the ctime, and
+ * our own changes forget it at once), so that asking again costs no
+ * syscall.
+ */
+enum { VFS_XSLOT_NTACL = 0 };
+ssize_t vfs_xattr_get_slot(struct vfs_obj *o, const struct vfs_attr *a,
+			   unsigned int slot, const char *name, void *buf,
+			   size_t size);
 /* vfs_xattr_set() - set @name to @len bytes at @val. 0 or -errno. */
 int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 		  size_t len, enum vfs_xattr_how how);

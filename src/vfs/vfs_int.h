@@ -71,6 +71,11 @@ struct vfs_obj {
 	uint32_t dos_gen;	/* bumped by each of our own changes */
 	struct timespec dos_ctime;
 	struct vfs_dosattr dos;
+	/* xattrs known absent (VFS_XSLOT_* bits, xattr.c), under dos_mu,
+	 * while the ctime they were found absent under stays */
+	uint32_t xabsent;
+	uint32_t xgen;		/* bumped by each of our xattr changes */
+	struct timespec xabsent_ctime;
 	enum vfs_ftype type;
 	dev_t dev;
 	ino_t ino;

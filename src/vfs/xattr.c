@@ -8,6 +8,7 @@
  * regular files and directories (EPERM).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/xattr.h>
 
@@ -64,6 +65,49 @@ ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
 	return n < 0 ? -errno : n;
 }
 
+/* Our own change to @o's xattrs: what was known absent may not be. */
+static void xabsent_forget(struct vfs_obj *o)
+{
+	pthread_mutex_lock(&o->dos_mu);
+	o->xabsent = 0;
+	o->xgen++;
+	pthread_mutex_unlock(&o->dos_mu);
+}
+
+static bool ts_same(const struct timespec *x, const struct timespec *y)
+{
+	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
+}
+
+ssize_t vfs_xattr_get_slot(struct vfs_obj *o, const struct vfs_attr *a,
+			   unsigned int slot, const char *name, void *buf,
+			   size_t size)
+{
+	uint32_t bit = 1u << (slot & 31), gen;
+	ssize_t n;
+
+	pthread_mutex_lock(&o->dos_mu);
+	if ((o->xabsent & bit) && ts_same(&o->xabsent_ctime, &a->ctime)) {
+		pthread_mutex_unlock(&o->dos_mu);
+		return -ENODATA;
+	}
+	gen = o->xgen;
+	pthread_mutex_unlock(&o->dos_mu);
+	n = vfs_xattr_get(o, name, buf, size);
+	if (n != -ENODATA)
+		return n;
+	pthread_mutex_lock(&o->dos_mu);
+	if (o->xgen == gen) {
+		if (!ts_same(&o->xabsent_ctime, &a->ctime)) {
+			o->xabsent = 0;
+			o->xabsent_ctime = a->ctime;
+		}
+		o->xabsent |= bit;
+	}
+	pthread_mutex_unlock(&o->dos_mu);
+	return n;
+}
+
 int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 		  size_t len, enum vfs_xattr_how how)
 {
@@ -84,6 +128,7 @@ int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 		return -E2BIG;
 	if (!type_ok(o))
 		return -EPERM;
+	xabsent_forget(o);
 	vfs_proc_path(path, sizeof(path), o->fd);
 	if (setxattr(path, name, val, len, flags[how]) < 0)
 		return -errno;
@@ -112,6 +157,7 @@ int vfs_xattr_remove(struct vfs_obj *o, const char *name)
 		return err;
 	if (!type_ok(o))
 		return -EPERM;
+	xabsent_forget(o);
 	vfs_proc_path(path, sizeof(path), o->fd);
 	if (removexattr(path, name) < 0)
 		return -errno;

@@ -618,6 +618,11 @@ static void test_query_normalized_name(void **state)
 	assert_memory_equal(buf, "\x04\0\0\0\x3d\xd8\x00\xde", 8);
 }
 
+static const struct fscc_stream two_streams[2] = {
+	{ "::$DATA", 7, 5000, 8192 },
+	{ ":zone:$DATA", 11, 3, 4096 },
+};
+
 static void test_query_stream(void **state)
 {
 	struct fscc_file_info fi = make_fi();
@@ -626,6 +631,8 @@ static void test_query_stream(void **state)
 	size_t n, room;
 
 	(void)state;
+	q.streams = two_streams;
+	q.nstreams = 1;
 	memset(exp, 0, sizeof(exp));
 	w32(exp, 0, 0);	 /* NextEntryOffset */
 	w32(exp, 4, 14); /* StreamNameLength */
@@ -652,8 +659,24 @@ static void test_query_stream(void **state)
 			FSCC_BUFFER_OVERFLOW);
 		assert_int_equal(n, 0);
 	}
-	/* a directory has no stream */
-	fi.directory = true;
+	/* two: the second entry 8-byte aligned after the first */
+	q.nstreams = 2;
+	assert_int_equal(query(FileStreamInformation, &q, buf, 200, &n),
+			 FSCC_OK);
+	assert_int_equal(n, 40 + 24 + 22);
+	assert_int_equal(buf[0], 40); /* NextEntryOffset */
+	assert_int_equal(buf[40 + 4], 22);
+	assert_int_equal(buf[40 + 8], 3);
+	assert_memory_equal(buf + 40 + 24, ":\0z\0o\0n\0e\0", 10);
+	for (room = 40; room < 86; room++) {
+		assert_int_equal(
+			query(FileStreamInformation, &q, buf, room, &n),
+			FSCC_BUFFER_OVERFLOW);
+		assert_int_equal(n, 38);
+		assert_int_equal(buf[0], 0); /* the last one sent */
+	}
+	/* a directory's data is no stream: the engine lists none */
+	q.nstreams = 0;
 	assert_int_equal(query(FileStreamInformation, &q, buf, 200, &n),
 			 FSCC_OK);
 	assert_int_equal(n, 0);
@@ -691,6 +714,8 @@ static void test_query_too_small(void **state)
 	size_t i, room, n;
 
 	(void)state;
+	q.streams = two_streams;
+	q.nstreams = 1;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(fscc_query_file_min(t[i].cls), t[i].min);
 		for (room = 0; room < t[i].min; room++) {
