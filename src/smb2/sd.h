@@ -6,8 +6,9 @@
  * Security descriptors (MS-DTYP 2.4.6, self-relative form) for QUERY_INFO
  * and SET_INFO SMB2_0_INFO_SECURITY and the SecD create context, mapped to
  * and from what the filesystem keeps: an owner uid, a group gid and the
- * permission bits. No descriptor is stored (tier 1; MS-SMB2 §3.3.5.20.3,
- * §3.3.5.21.3).
+ * permission bits (MS-SMB2 §3.3.5.20.3, §3.3.5.21.3). What a client sets is
+ * also kept whole where it can be (smb2_acl.h); this is the descriptor of
+ * a file that keeps none, or whose kept one went stale.
  *
  * Identities are Samba's Unix SIDs: S-1-22-1-<uid> for a user and
  * S-1-22-2-<gid> for a group; "other" is Everyone, S-1-1-0.
@@ -27,7 +28,8 @@
  * the mode (chmod, utimes). Samba adds WRITE_DAC | WRITE_OWNER | DELETE
  * only under "dos filemode = yes"; WRITE_OWNER is not true on Linux
  * (chown needs CAP_CHOWN), and DELETE depends on the parent directory.
- * No ACE is inheritable: nasd creates files from the mode, not from ACEs.
+ * No ACE is inheritable: a file created where no kept descriptor says
+ * otherwise gets its mode, not ACEs (smb2_acl_inherit()).
  */
 
 #include <stdbool.h>
