@@ -769,7 +769,7 @@ if [ "$MEMORY" = 1 ]; then
 	fi
 	if [ -z "$MEM_NOTE" ]; then
 		if [ $QUICK = 1 ]; then MSIZE=256m; else MSIZE=1g; fi
-		cfgs="nasd-buffered nasd-direct"
+		cfgs="nasd-buffered nasd-direct nasd-auto"
 		[ $GANESHA = 1 ] && cfgs="$cfgs ganesha"
 		[ -n "$BASE_NASD" ] && cfgs="$cfgs base-direct"
 		for rep in $(seq 1 "$REPS"); do
@@ -784,6 +784,7 @@ if [ "$MEMORY" = 1 ]; then
 				case $cfg in
 				nasd-buffered) nasd_start "$exp" ",io=buffered" "$(cg_procs)"; srv=nasd ;;
 				nasd-direct) nasd_start "$exp" ",io=direct" "$(cg_procs)"; srv=nasd ;;
+				nasd-auto) nasd_start "$exp" "" "$(cg_procs)"; srv=nasd ;;
 				base-direct) NASD_AS=base nasd_start "$exp" ",io=direct" "$(cg_procs)"; srv=base ;;
 				ganesha) ganesha_start "$exp" "$(cg_procs)"; srv=ganesha ;;
 				esac

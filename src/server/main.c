@@ -61,6 +61,8 @@ struct options {
 	uint32_t max_record;
 	uint64_t max_memory;
 	uint64_t payload_budget;     /* UINT64_MAX: not given */
+	uint64_t cache_budget;       /* bytes; 0 with cache_pct: by share */
+	unsigned int cache_pct;
 	const char *metrics;
 	struct transport_limits lim; /* --max-conns ... --max-sendq */
 	uint32_t max_open_files;
@@ -83,6 +85,7 @@ static struct options opt = {
 	.mountd_port = MOUNTD_PORT,
 	.state_dir = "/var/lib/nasd",
 	.payload_budget = UINT64_MAX,
+	.cache_pct = 20,
 };
 
 static char config_path[PATH_MAX];
@@ -96,6 +99,7 @@ enum {
 	OPT_MAX_RECORD,
 	OPT_MAX_MEMORY,
 	OPT_PAYLOAD_BUDGET,
+	OPT_CACHE_BUDGET,
 	OPT_LOG_LEVEL,
 	OPT_METRICS,
 	OPT_LEASE_TIME,
@@ -162,6 +166,7 @@ static const struct option long_opts[] = {
 	{ "max-record", required_argument, NULL, OPT_MAX_RECORD },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "payload-budget", required_argument, NULL, OPT_PAYLOAD_BUDGET },
+	{ "cache-budget", required_argument, NULL, OPT_CACHE_BUDGET },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "lease-time", required_argument, NULL, OPT_LEASE_TIME },
@@ -224,6 +229,13 @@ static void usage(FILE *f)
 		"                            (default 8M per worker, at least "
 		"64M; 0 = 3/4\n"
 		"                            of --max-memory)\n"
+		"      --cache-budget SIZE|PCT%%  page cache that io=auto's "
+		"large I/O\n"
+		"                            may fill before it goes O_DIRECT "
+		"(default\n"
+		"                            20%% of nasd's memory: cgroup "
+		"limit or RAM;\n"
+		"                            0 = always direct)\n"
 		"      --log-level LEVEL     error|warn|info|debug (default "
 		"info)\n"
 		"      --metrics ADDR:PORT   serve Prometheus metrics at "
@@ -336,6 +348,33 @@ static bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* --cache-budget: "N%" (0-90) of nasd's memory, or a size. */
+static bool parse_cache_budget(const char *s)
+{
+	size_t n = strlen(s);
+	char num[16];
+	char *end;
+	unsigned long v;
+
+	if (n && s[n - 1] == '%') {
+		if (n - 1 == 0 || n - 1 >= sizeof(num))
+			return false;
+		memcpy(num, s, n - 1);
+		num[n - 1] = '\0';
+		errno = 0;
+		v = strtoul(num, &end, 10);
+		if (errno || *end || num[0] == '-' || v > 90)
+			return false;
+		opt.cache_budget = 0;
+		opt.cache_pct = (unsigned int)v;
+		return true;
+	}
+	if (!parse_size(s, &opt.cache_budget))
+		return false;
+	opt.cache_pct = 0;
+	return true;
+}
+
 /* --metrics takes ADDR:PORT with a port (checked before any socket). */
 static bool metrics_addr_ok(const char *spec)
 {
@@ -421,6 +460,10 @@ static int parse_args(int argc, char **argv)
 		case OPT_PAYLOAD_BUDGET:
 			if (!parse_size(optarg, &opt.payload_budget) ||
 			    opt.payload_budget == UINT64_MAX)
+				goto bad;
+			break;
+		case OPT_CACHE_BUDGET:
+			if (!parse_cache_budget(optarg))
 				goto bad;
 			break;
 		case OPT_LOG_LEVEL:
@@ -922,6 +965,55 @@ static uint64_t payload_high_mark(void)
 	return st.high_mark;
 }
 
+/* io=auto's view of memory (vfs.h, adaptive io=auto), for `nasd stats`. */
+static uint64_t auto_buffered(void)
+{
+	struct vfs_auto_stats st;
+
+	vfs_auto_stats(&st);
+	return st.buffered;
+}
+
+static uint64_t auto_cached(void)
+{
+	struct vfs_auto_stats st;
+
+	vfs_auto_stats(&st);
+	return st.cached;
+}
+
+static uint64_t auto_budget(void)
+{
+	struct vfs_auto_stats st;
+
+	vfs_auto_stats(&st);
+	return st.budget;
+}
+
+static uint64_t auto_switches(void)
+{
+	struct vfs_auto_stats st;
+
+	vfs_auto_stats(&st);
+	return st.switches;
+}
+
+static uint64_t auto_pressure(void)
+{
+	struct vfs_auto_stats st;
+
+	vfs_auto_stats(&st);
+	return st.pressure_x100;
+}
+
+static struct timer auto_timer;
+
+static void auto_fire(struct timer *t)
+{
+	vfs_auto_sample();
+	(void)timer_arm(t, VFS_AUTO_SAMPLE_MS, auto_fire, NULL);
+}
+
 /* Every POOL_TRIM_MS, an idle server gives its cached payload buffers back
  * (iobuf_idle_trim): RSS falls after a burst of large I/O. */
 #define POOL_TRIM_MS 10000
@@ -994,6 +1086,24 @@ int main(int argc, char **argv)
 	if (opt.payload_budget && opt.payload_budget < PAYLOAD_BUDGET_MIN)
 		opt.payload_budget = PAYLOAD_BUDGET_MIN;
 	iobuf_set_budget(opt.payload_budget);
+	vfs_auto_configure(opt.cache_budget, opt.cache_pct);
+	vfs_auto_sample();
+	(void)stats_value_add("io_auto_buffered", "1 while io=auto sends large "
+			      "I/O through the page cache, 0 while it goes "
+			      "O_DIRECT (--cache-budget).", false,
+			      auto_buffered);
+	(void)stats_value_add("io_auto_cache_bytes", "Page cache charged to "
+			      "nasd's memory (its cgroup, else the machine), "
+			      "as io=auto last saw it.", false, auto_cached);
+	(void)stats_value_add("io_auto_cache_budget_bytes", "Page cache "
+			      "io=auto's large I/O may fill (--cache-budget).",
+			      false, auto_budget);
+	(void)stats_value_add("io_auto_switches_total", "Times io=auto "
+			      "switched between buffered and direct.", true,
+			      auto_switches);
+	(void)stats_value_add("memory_pressure_avg10_x100", "PSI memory "
+			      "'some avg10' (hundredths of a percent) as "
+			      "io=auto last saw it.", false, auto_pressure);
 	(void)stats_value_add("payload_bytes", "Payload buffer bytes in use "
 			      "(requests and replies being handled).", false,
 			      payload_in_use);
@@ -1050,6 +1160,9 @@ int main(int argc, char **argv)
 	 * and the mask. */
 	if (timer_arm(&pool_trim, POOL_TRIM_MS, pool_trim_fire, NULL) < 0)
 		log_warn("no idle trim of the buffer pool (no timer thread)");
+	if (timer_arm(&auto_timer, VFS_AUTO_SAMPLE_MS, auto_fire, NULL) < 0)
+		log_warn("io=auto cannot watch memory (no timer thread): "
+			 "large I/O stays as it started");
 	/* NFSv4 state starts threads: after daemonize() and the mask. */
 	nfs4_cfg.state_dir = opt.state_dir;
 	/* one grace period for locks: each protocol waits for the other's

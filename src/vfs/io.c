@@ -7,6 +7,7 @@
  * override). Nothing here takes a lock shared beyond one object.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <stdatomic.h>
@@ -78,8 +79,9 @@ static int pick_write_fd(struct vfs_obj *o, uint64_t off, size_t len,
 	uint32_t a, m;
 	int fd;
 
-	if (io == VFS_IO_BUFFERED || (io == VFS_IO_AUTO &&
-				      len < VFS_IO_AUTO_MIN))
+	if (io == VFS_IO_BUFFERED ||
+	    (io == VFS_IO_AUTO &&
+	     (len < VFS_IO_AUTO_MIN || vfs_auto_buffered(len))))
 		return -1;
 	fd = vfs_obj_dio_fd(o, true);
 	if (fd < 0 || io == VFS_IO_DIRECT)
@@ -116,7 +118,7 @@ static int pick_read_fd(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 	if (io == VFS_IO_DIRECT)
 		return dfd;
 	*cached = range_cached(fd, off, len);
-	if (dfd < 0 || *cached ||
+	if (dfd < 0 || *cached || vfs_auto_buffered(len) ||
 	    (off & (atomic_load(&o->dio_align) - 1)))
 		return -1;
 	return dfd;
@@ -354,6 +356,14 @@ ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
 			return done > 0 ? (ssize_t)done : -EIO;
 		done += (size_t)n;
 	}
+	/* A large unstable write that io=auto put in the page cache starts
+	 * its writeback now (write-behind): the disk works while the client
+	 * sends more, so a COMMIT finds little left to flush, and the pages
+	 * stay cached, clean, for reading back. */
+	if (done >= VFS_IO_AUTO_MIN && !flags &&
+	    vfs_export_io(o->ex) == VFS_IO_AUTO)
+		(void)sync_file_range(fd, (off_t)off, (off_t)done,
+				      SYNC_FILE_RANGE_WRITE);
 	return (ssize_t)done;
 }
 

@@ -123,9 +123,10 @@ const char *vfs_export_path(const struct vfs_export *ex);
  * How READ/WRITE reach the file (DESIGN.md §4). BUFFERED goes through the
  * page cache. DIRECT uses O_DIRECT into aligned buffers, unaligned heads
  * and tails by read-modify-write of their blocks, so the page cache does
- * not grow. AUTO uses O_DIRECT for requests of at least VFS_IO_AUTO_MIN
- * bytes whose offset and length (and, for writes, buffer) are aligned,
- * and the page cache for the rest.
+ * not grow. AUTO uses the page cache for requests under VFS_IO_AUTO_MIN
+ * bytes, and for larger ones while the memory situation allows it
+ * (vfs_auto_buffered()); otherwise O_DIRECT for those whose offset and
+ * length (and, for writes, buffer) are aligned.
  */
 enum vfs_io {
 	VFS_IO_AUTO = 0,
@@ -134,6 +135,32 @@ enum vfs_io {
 };
 
 #define VFS_IO_AUTO_MIN (64u << 10)
+
+/*
+ * Adaptive io=auto (autoio.c): large AUTO I/O goes through the page cache
+ * while the cache nasd's memory holds is under a budget and there is no
+ * memory pressure, and O_DIRECT otherwise, with hysteresis.
+ * vfs_auto_configure() - the budget: @bytes, or (@bytes 0) @pct percent
+ *   of the memory nasd may use (its cgroup's limit, else MemTotal); 0 and
+ *   0: always direct.
+ * vfs_auto_sample() - look at the memory situation again (the server
+ *   calls it every VFS_AUTO_SAMPLE_MS).
+ * vfs_auto_buffered() - may a large I/O of @len bytes that the cache does
+ *   not hold yet go through it? (Counted against the budget if so.)
+ */
+#define VFS_AUTO_SAMPLE_MS 250
+struct vfs_auto_stats {
+	bool buffered;
+	uint64_t cached;   /* the page cache charged to nasd's memory */
+	uint64_t budget;
+	uint64_t limit;    /* the memory nasd may use */
+	uint64_t switches; /* between buffered and direct */
+	unsigned int pressure_x100; /* PSI memory some avg10, 1/100 % */
+};
+void vfs_auto_configure(uint64_t bytes, unsigned int pct);
+void vfs_auto_sample(void);
+bool vfs_auto_buffered(size_t len);
+void vfs_auto_stats(struct vfs_auto_stats *out);
 
 /* vfs_export_set_io() - the data path of @ex from now on. */
 void vfs_export_set_io(struct vfs_export *ex, enum vfs_io io);

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * io=auto's choice for large I/O (vfs.h, "Adaptive io=auto"): through the
+ * page cache while the memory situation allows it, O_DIRECT when it does
+ * not. The knfsd direct-I/O work shows why direct wins when the working
+ * set is far larger than memory (no reclaim storms, CPU spent on copies
+ * and page management drops); a working set that fits is read back from
+ * the cache, which direct I/O would have bypassed.
+ *
+ * The situation, sampled every VFS_AUTO_SAMPLE_MS by the server's timer:
+ *  - the memory nasd may use: its cgroup's memory.max (v2) or
+ *    memory.limit_in_bytes (v1), else MemTotal;
+ *  - the page cache charged there: memory.stat "file" (v2) or "cache"
+ *    (v1), else Cached;
+ *  - pressure: memory.pressure (else /proc/pressure/memory) "some avg10",
+ *    and MemAvailable.
+ * The cache budget is a share of that memory (--cache-budget, default
+ * 20%) or a size. Large I/O goes buffered while the cache is under the
+ * budget and there is no pressure; it goes direct from the moment the
+ * budget is reached (counting the bytes nasd itself put in the cache
+ * since the last sample, so a fast writer cannot overshoot by a sampling
+ * period), and comes back only once the cache fell below 3/4 of the
+ * budget with no pressure for a whole sample: hysteresis, no flapping.
+ * Where nothing can be read (no /proc), large I/O goes direct, as before.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vfs/vfs.h"
+
+static struct {
+	uint64_t budget_bytes; /* configured size, 0: by percent */
+	unsigned int budget_pct;
+	char cg[256];	       /* our memory cgroup's directory, or "" */
+	bool cg_v1;	       /* ... in the v1 hierarchy */
+	bool sampled;	       /* the first sample sets, not switches */
+	atomic_bool buffered;
+	atomic_uint_fast64_t base;  /* cache bytes at the last sample */
+	atomic_uint_fast64_t added; /* bytes nasd cached since then */
+	atomic_uint_fast64_t budget;
+	atomic_uint_fast64_t limit;
+	atomic_uint_fast64_t switches;
+	atomic_uint pressure_x100;  /* some avg10, in hundredths */
+} au = { .budget_pct = 20 };
+
+void vfs_auto_configure(uint64_t bytes, unsigned int pct)
+{
+	au.budget_bytes = bytes;
+	au.budget_pct = bytes ? 0 : pct;
+}
+
+/* The first line of @path starting with @key, its number after it. */
+static bool read_key(const char *path, const char *key, uint64_t *out)
+{
+	char line[256];
+	size_t n = strlen(key);
+	bool ok = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, n)) {
+			*out = strtoull(line + n, NULL, 10);
+			ok = true;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* A file holding one number, or "max" (*@out = 0). */
+static bool read_num(const char *path, uint64_t *out)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return false;
+	*out = strncmp(buf, "max", 3) ? strtoull(buf, NULL, 10) : 0;
+	return true;
+}
+
+/* "some avg10=X.YY ..." of a PSI file, in hundredths of a percent. */
+static bool read_psi(const char *path, unsigned int *out)
+{
+	char line[256], *p;
+	FILE *f = fopen(path, "re");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && !strncmp(line, "some", 4) &&
+	    (p = strstr(line, "avg10=")) != NULL) {
+		*out = (unsigned int)(strtod(p + 6, NULL) * 100.0);
+		ok = true;
+	}
+	fclose(f);
+	return ok;
+}
+
+/*
+ * Our memory cgroup directory: v2 ("0::/path" in /proc/self/cgroup, when
+ * it has memory.max) or v1 ("N:...memory...:/path"). Looked up at every
+ * sample: a process may be moved into a cgroup after it started.
+ */
+static void cg_probe(void)
+{
+	char line[200], v1[256] = "", path[300], *nl, *p;
+	FILE *f;
+
+	au.cg[0] = '\0';
+	au.cg_v1 = false;
+	f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+				 line + 3);
+			if (!access(path, R_OK))
+				snprintf(au.cg, sizeof(au.cg), "/sys/fs/cgroup%s",
+					 line + 3);
+			continue;
+		}
+		/* v1: "N:controllers:/path", memory among the controllers */
+		p = strchr(line, ':');
+		if (!p || !strstr(p, "memory"))
+			continue;
+		p = strchr(p + 1, ':');
+		if (p)
+			snprintf(v1, sizeof(v1), "/sys/fs/cgroup/memory%s",
+				 p + 1);
+	}
+	fclose(f);
+	if (!au.cg[0] && v1[0]) {
+		snprintf(au.cg, sizeof(au.cg), "%s", v1);
+		au.cg_v1 = true;
+	}
+}
+
+void vfs_auto_sample(void)
+{
+	uint64_t total = 0, avail = 0, cached = 0, cg_max = 0, file = 0;
+	uint64_t limit, budget, base;
+	unsigned int psi = 0;
+	char path[320];
+	bool have = false, was, now;
+
+	cg_probe();
+	if (read_key("/proc/meminfo", "MemTotal:", &total) &&
+	    read_key("/proc/meminfo", "MemAvailable:", &avail) &&
+	    read_key("/proc/meminfo", "Cached:", &cached)) {
+		total <<= 10;
+		avail <<= 10;
+		cached <<= 10;
+		have = true;
+	}
+	limit = total;
+	if (au.cg[0]) {
+		snprintf(path, sizeof(path), "%s/%s", au.cg,
+			 au.cg_v1 ? "memory.limit_in_bytes" : "memory.max");
+		if (read_num(path, &cg_max) && cg_max && cg_max < limit)
+			limit = cg_max;
+		snprintf(path, sizeof(path), "%s/memory.stat", au.cg);
+		if (read_key(path, au.cg_v1 ? "cache " : "file ", &file))
+			cached = file;
+		snprintf(path, sizeof(path), "%s/memory.pressure", au.cg);
+		if (au.cg_v1 || !read_psi(path, &psi))
+			(void)read_psi("/proc/pressure/memory", &psi);
+	} else {
+		(void)read_psi("/proc/pressure/memory", &psi);
+	}
+	if (!have || !limit) {
+		atomic_store(&au.buffered, false);
+		return;
+	}
+	budget = au.budget_bytes ? au.budget_bytes
+				 : limit / 100 * au.budget_pct;
+	base = cached;
+	atomic_store(&au.limit, limit);
+	atomic_store(&au.budget, budget);
+	atomic_store(&au.pressure_x100, psi);
+	atomic_store(&au.base, base);
+	atomic_store(&au.added, 0);
+	was = atomic_load(&au.buffered);
+	/* the first look decides without hysteresis */
+	if (was || !au.sampled)
+		now = base < budget && psi < 1000 && avail >= limit / 10;
+	else
+		now = base <= budget / 4 * 3 && psi < 100 &&
+		      avail >= limit / 5 && budget;
+	if (now != was) {
+		atomic_store(&au.buffered, now);
+		if (au.sampled)
+			atomic_fetch_add(&au.switches, 1);
+	}
+	au.sampled = true;
+}
+
+bool vfs_auto_buffered(size_t len)
+{
+	uint64_t budget, used;
+
+	if (!atomic_load_explicit(&au.buffered, memory_order_relaxed))
+		return false;
+	budget = atomic_load_explicit(&au.budget, memory_order_relaxed);
+	used = atomic_load_explicit(&au.base, memory_order_relaxed) +
+	       atomic_fetch_add_explicit(&au.added, len,
+					 memory_order_relaxed) +
+	       len;
+	if (used < budget)
+		return true;
+	/* The budget is reached between two samples: direct from now. */
+	if (atomic_exchange(&au.buffered, false))
+		atomic_fetch_add(&au.switches, 1);
+	return false;
+}
+
+void vfs_auto_stats(struct vfs_auto_stats *out)
+{
+	out->buffered = atomic_load(&au.buffered);
+	out->cached = atomic_load(&au.base) + atomic_load(&au.added);
+	out->budget = atomic_load(&au.budget);
+	out->limit = atomic_load(&au.limit);
+	out->switches = atomic_load(&au.switches);
+	out->pressure_x100 = atomic_load(&au.pressure_x100);
+}
