@@ -17,7 +17,9 @@
 # with them dropped (as fio's default invalidate=1) and reads every file
 # once, front to back (size-based, not time-based: a second pass would read
 # what a buffered server kept from the first, i.e. memory again). Data that
-# does not fit in memory is the memory-pressure scenario.
+# does not fit in memory is the memory-pressure scenario. seq-read-back is
+# what a user does: read the files back right after seq-write, with the
+# page cache as each server's own writes left it (issue 12 §1).
 #
 # Comparable runs: as root, every export, state directory and log lives
 # on a scratch filesystem made for this run (a sparse image on a loop
@@ -51,7 +53,7 @@
 #                         --no-memory] [--no-find-max] [--results DIR]
 #                         [--workloads LIST] [--baseline DIR] [--no-ganesha]
 #                         [--smb | --no-smb] [--no-scratch]
-# --workloads: a comma-separated subset of seq-write, seq-read,
+# --workloads: a comma-separated subset of seq-write, seq-read-back, seq-read,
 # seq-read-cold, rand-read, swbuild (default all; the read workloads need
 # the files seq-write leaves, so keep seq-write in the list). The swbuild
 # find-max searches and the memory scenario have their own switches.
@@ -100,12 +102,12 @@ done
 case $REPS in
 ''|*[!0-9]*|0) echo "compare.sh: --reps must be a positive number" >&2; exit 2 ;;
 esac
-WORKLOADS=(seq-write seq-read seq-read-cold rand-read swbuild)
+WORKLOADS=(seq-write seq-read-back seq-read seq-read-cold rand-read swbuild)
 if [ -n "$ONLY" ]; then
 	IFS=, read -r -a WORKLOADS <<<"$ONLY"
 	for wl in "${WORKLOADS[@]}"; do
 		case $wl in
-		seq-write|seq-read|seq-read-cold|rand-read|swbuild) ;;
+		seq-write|seq-read-back|seq-read|seq-read-cold|rand-read|swbuild) ;;
 		*) echo "compare.sh: unknown workload '$wl'" >&2; exit 2 ;;
 		esac
 	done
@@ -707,7 +709,7 @@ wl_args() {
 	case $1 in
 	seq-write) echo "$SEQ seq-write" ;;
 	seq-read) echo "$SEQ seq-read" ;;
-	seq-read-cold) echo "-j 4 -d 16 --bs 1m --size $SIZE seq-read" ;;
+	seq-read-cold|seq-read-back) echo "-j 4 -d 16 --bs 1m --size $SIZE seq-read" ;;
 	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
 	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
 	esac
