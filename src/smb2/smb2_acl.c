@@ -166,7 +166,7 @@ static size_t well_known_sid(uint8_t *out, uint8_t auth, uint32_t sub)
 static bool sid_same(const uint8_t *a, size_t alen, const uint8_t *b,
 		     size_t blen)
 {
-	return alen == blen && !memcmp(a, b, alen);
+	return alen == blen && memcmp(a, b, alen) == 0;
 }
 
 int smb2_acl_get(struct vfs_obj *obj, const struct vfs_attr *a,
@@ -183,17 +183,15 @@ int smb2_acl_get(struct vfs_obj *obj, const struct vfs_attr *a,
 	n = vfs_xattr_get_slot(obj, a, VFS_XSLOT_NTACL, SMB2_ACL_XATTR, NULL,
 			       0);
 	if (n < 0)
-		return n == -ENOTSUP || n == -EOPNOTSUPP || n == -EPERM ||
-				       n == -EACCES
-			       ? -ENODATA
-			       : (int)n;
+		return n == -ENOTSUP || n == -EPERM || n == -EACCES ? -ENODATA
+								    : (int)n;
 	if (n <= KEPT_HDR || n > KEPT_HDR + SMB2_ACL_MAX)
 		return -ENODATA;
 	buf = malloc((size_t)n);
 	if (!buf)
 		return -ENOMEM;
 	n = vfs_xattr_get(obj, SMB2_ACL_XATTR, buf, (size_t)n);
-	if (n <= KEPT_HDR || memcmp(buf, MAGIC, MAGIC_LEN) ||
+	if (n <= KEPT_HDR || memcmp(buf, MAGIC, MAGIC_LEN) != 0 ||
 	    get_le32(buf + MAGIC_LEN) != a->uid ||
 	    get_le32(buf + MAGIC_LEN + 4) != a->gid ||
 	    get_le32(buf + MAGIC_LEN + 8) != (a->mode & 07777) ||
@@ -255,10 +253,13 @@ int smb2_acl_set(struct vfs_obj *obj, const struct vfs_attr *a,
 		np.dacl = NULL;
 		np.dacl_len = 0;
 	}
+	memset(&kp, 0, sizeof(kp));
 	err = smb2_acl_get(obj, a, &kept);
 	if (err && err != -ENODATA)
 		return err;
 	have_kept = !err && split(kept.sd, kept.len, &kp);
+	if (!have_kept)
+		memset(&kp, 0, sizeof(kp));
 	osid_len = unix_sid(osid, 1, a->uid);
 	gsid_len = unix_sid(gsid, 2, a->gid);
 	if (!(secinfo & DACL_SECURITY_INFORMATION) && !have_kept &&
@@ -344,7 +345,8 @@ static bool sid_in(const uint8_t *sid, size_t len, uint8_t sids[][16],
 		   size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (len == sid_len(sids[i], 16) && !memcmp(sid, sids[i], len))
+		if (len == sid_len(sids[i], 16) &&
+		    memcmp(sid, sids[i], len) == 0)
 			return true;
 	return false;
 }
@@ -362,7 +364,7 @@ uint32_t smb2_acl_rights(const struct smb2_acl *acl, const struct vfs_cred *cred
 		return 0;
 	nsids = token(cred, sids, sizeof(sids) / sizeof(sids[0]));
 	owner = p.owner && sid_len(sids[0], 16) == p.owner_len &&
-		!memcmp(p.owner, sids[0], p.owner_len);
+		memcmp(p.owner, sids[0], p.owner_len) == 0;
 	/* MS-DTYP 2.5.3.2: no DACL (or a NULL one) grants everything. */
 	if (!(p.control & SE_DACL_PRESENT) || !p.dacl)
 		return FILE_ALL_ACCESS | ACCESS_SYSTEM_SECURITY;
@@ -396,7 +398,7 @@ static int creator_sid(const uint8_t *sid, size_t len)
 {
 	static const uint8_t head[8] = { 1, 1, 0, 0, 0, 0, 0, 3 };
 
-	if (len != 12 || memcmp(sid, head, 8) || get_le32(sid + 8) > 1)
+	if (len != 12 || memcmp(sid, head, 8) != 0 || get_le32(sid + 8) > 1)
 		return -1;
 	return (int)get_le32(sid + 8);
 }

@@ -8,6 +8,7 @@
  */
 #include "smb2/smb2_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,9 +264,7 @@ static bool stream_add(void *ctx, const char *name, size_t len, uint64_t size)
 		l->nomem = true;
 		return false;
 	}
-	s[0] = ':';
-	memcpy(s + 1, name, len);
-	memcpy(s + 1 + len, ":$DATA", 6);
+	(void)snprintf(s, len + 8, ":%.*s:$DATA", (int)len, name);
 	l->e[l->n++] = (struct fscc_stream){
 		.name = s,
 		.name_len = len + 7,

@@ -556,7 +556,7 @@ uint32_t smb2_sd_apply(struct vfs_obj *obj, uint32_t secinfo,
 	if (err && (foreign_owner || foreign_group))
 		return foreign_owner ? STATUS_INVALID_OWNER
 				     : STATUS_INVALID_PRIMARY_GROUP;
-	if (err && err != -EPERM && err != -ENOTSUP && err != -EOPNOTSUPP)
+	if (err && err != -EPERM && err != -ENOTSUP)
 		return smb2_status(SMB2_SET_INFO, err);
 	if (err && dacl_mode != a.mode) {
 		struct vfs_sattr sm = { .set_mode = true, .mode = dacl_mode };

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,8 +83,8 @@ const char *smb2_stream_display(const char *xname, size_t *len)
 	size_t n = strlen(xname);
 
 	if (n <= SMB2_STREAM_PREFIX_LEN + SMB2_STREAM_SUFFIX_LEN ||
-	    memcmp(xname, SMB2_STREAM_PREFIX, SMB2_STREAM_PREFIX_LEN) ||
-	    strcmp(xname + n - SMB2_STREAM_SUFFIX_LEN, SMB2_STREAM_SUFFIX))
+	    memcmp(xname, SMB2_STREAM_PREFIX, SMB2_STREAM_PREFIX_LEN) != 0 ||
+	    strcmp(xname + n - SMB2_STREAM_SUFFIX_LEN, SMB2_STREAM_SUFFIX) != 0)
 		return NULL;
 	*len = n - SMB2_STREAM_PREFIX_LEN - SMB2_STREAM_SUFFIX_LEN;
 	return xname + SMB2_STREAM_PREFIX_LEN;
@@ -99,7 +100,7 @@ static ssize_t list_names(struct vfs_obj *obj, char **out)
 	for (int tries = 0; tries < 4; tries++) {
 		n = vfs_xattr_list(obj, NULL, 0);
 		if (n <= 0)
-			return n == -ENOTSUP || n == -EOPNOTSUPP ? 0 : n;
+			return n == -ENOTSUP ? 0 : n;
 		buf = malloc((size_t)n);
 		if (!buf)
 			return -ENOMEM;
@@ -146,10 +147,8 @@ static int xname_make(const char *name, size_t len, char *xname)
 {
 	if (len > SMB2_STREAM_NAME_MAX)
 		return -ENAMETOOLONG;
-	memcpy(xname, SMB2_STREAM_PREFIX, SMB2_STREAM_PREFIX_LEN);
-	memcpy(xname + SMB2_STREAM_PREFIX_LEN, name, len);
-	memcpy(xname + SMB2_STREAM_PREFIX_LEN + len, SMB2_STREAM_SUFFIX,
-	       SMB2_STREAM_SUFFIX_LEN + 1);
+	(void)snprintf(xname, SMB2_STREAM_XNAME_SIZE, "%s%.*s%s",
+		       SMB2_STREAM_PREFIX, (int)len, name, SMB2_STREAM_SUFFIX);
 	return 0;
 }
 
@@ -170,7 +169,7 @@ int smb2_stream_find(struct vfs_obj *obj, const char *name, size_t len,
 	if (n >= 0)
 		return 0;
 	if (n != -ENODATA)
-		return n == -ENOTSUP || n == -EOPNOTSUPP ? -ENOENT : (int)n;
+		return n == -ENOTSUP ? -ENOENT : (int)n;
 	/* Not by its exact name: one whose name is equal ignoring case. */
 	if (wildcard_fold_utf8(name, len, want, sizeof(want), &wlen))
 		return -ENOENT;
@@ -182,7 +181,7 @@ int smb2_stream_find(struct vfs_obj *obj, const char *name, size_t len,
 		dn = smb2_stream_display(p, &dlen);
 		if (!dn || wildcard_fold_utf8(dn, dlen, have, sizeof(have),
 					      &hlen) ||
-		    hlen != wlen || memcmp(have, want, wlen))
+		    hlen != wlen || memcmp(have, want, wlen) != 0)
 			continue;
 		memcpy(xname, p, strlen(p) + 1);
 		err = 0;
@@ -231,25 +230,25 @@ ssize_t smb2_stream_size(struct vfs_obj *obj, const char *xname)
 }
 
 ssize_t smb2_stream_read(struct vfs_obj *obj, const char *xname, uint64_t off,
-			 void *out, size_t len)
+			 void *buf, size_t len)
 {
-	char *buf = malloc(SMB2_STREAM_DATA_MAX + 1);
+	char *val = malloc(SMB2_STREAM_DATA_MAX + 1);
 	ssize_t n;
 
-	if (!buf)
+	if (!val)
 		return -ENOMEM;
-	n = value_get(obj, xname, buf);
+	n = value_get(obj, xname, val);
 	if (n >= 0) {
 		if (off >= (uint64_t)n) {
 			n = 0;
 		} else {
 			if (len > (size_t)n - off)
 				len = (size_t)n - off;
-			memcpy(out, buf + off, len);
+			memcpy(buf, val + off, len);
 			n = (ssize_t)len;
 		}
 	}
-	free(buf);
+	free(val);
 	return n;
 }
 

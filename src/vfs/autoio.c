@@ -71,7 +71,7 @@ static bool read_key(const char *path, const char *key, uint64_t *out)
 			break;
 		}
 	}
-	fclose(f);
+	(void)fclose(f);
 	return ok;
 }
 
@@ -85,7 +85,7 @@ static bool read_num(const char *path, uint64_t *out)
 	if (!f)
 		return false;
 	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
+	(void)fclose(f);
 	if (!ok)
 		return false;
 	*out = strncmp(buf, "max", 3) ? strtoull(buf, NULL, 10) : 0;
@@ -106,7 +106,7 @@ static bool read_psi(const char *path, unsigned int *out)
 		*out = (unsigned int)(strtod(p + 6, NULL) * 100.0);
 		ok = true;
 	}
-	fclose(f);
+	(void)fclose(f);
 	return ok;
 }
 
@@ -130,10 +130,10 @@ static void cg_probe(void)
 		if (nl)
 			*nl = '\0';
 		if (!strncmp(line, "0::", 3)) {
-			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+			(void)snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
 				 line + 3);
 			if (!access(path, R_OK))
-				snprintf(au.cg, sizeof(au.cg), "/sys/fs/cgroup%s",
+				(void)snprintf(au.cg, sizeof(au.cg), "/sys/fs/cgroup%s",
 					 line + 3);
 			continue;
 		}
@@ -143,12 +143,12 @@ static void cg_probe(void)
 			continue;
 		p = strchr(p + 1, ':');
 		if (p)
-			snprintf(v1, sizeof(v1), "/sys/fs/cgroup/memory%s",
+			(void)snprintf(v1, sizeof(v1), "/sys/fs/cgroup/memory%s",
 				 p + 1);
 	}
-	fclose(f);
+	(void)fclose(f);
 	if (!au.cg[0] && v1[0]) {
-		snprintf(au.cg, sizeof(au.cg), "%s", v1);
+		(void)snprintf(au.cg, sizeof(au.cg), "%s", v1);
 		au.cg_v1 = true;
 	}
 }
@@ -172,14 +172,14 @@ void vfs_auto_sample(void)
 	}
 	limit = total;
 	if (au.cg[0]) {
-		snprintf(path, sizeof(path), "%s/%s", au.cg,
+		(void)snprintf(path, sizeof(path), "%s/%s", au.cg,
 			 au.cg_v1 ? "memory.limit_in_bytes" : "memory.max");
 		if (read_num(path, &cg_max) && cg_max && cg_max < limit)
 			limit = cg_max;
-		snprintf(path, sizeof(path), "%s/memory.stat", au.cg);
+		(void)snprintf(path, sizeof(path), "%s/memory.stat", au.cg);
 		if (read_key(path, au.cg_v1 ? "cache " : "file ", &file))
 			cached = file;
-		snprintf(path, sizeof(path), "%s/memory.pressure", au.cg);
+		(void)snprintf(path, sizeof(path), "%s/memory.pressure", au.cg);
 		if (au.cg_v1 || !read_psi(path, &psi))
 			(void)read_psi("/proc/pressure/memory", &psi);
 	} else {
