@@ -233,6 +233,23 @@ static int keep(struct vfs_obj *obj, const struct vfs_attr *a,
 	return err;
 }
 
+/* The first SID present of @set, @kept and @own, its length in *@len. */
+static const uint8_t *pick_sid(const uint8_t *set, size_t set_len,
+			       const uint8_t *kept, size_t kept_len,
+			       const uint8_t *own, size_t own_len, size_t *len)
+{
+	if (set) {
+		*len = set_len;
+		return set;
+	}
+	if (kept) {
+		*len = kept_len;
+		return kept;
+	}
+	*len = own_len;
+	return own;
+}
+
 int smb2_acl_set(struct vfs_obj *obj, const struct vfs_attr *a,
 		 uint32_t secinfo, const struct smb2_buf *in)
 {
@@ -272,26 +289,14 @@ int smb2_acl_set(struct vfs_obj *obj, const struct vfs_attr *a,
 	}
 	memset(&p, 0, sizeof(p));
 	/* The owner and group: as set, else as kept, else the file's. */
-	if ((secinfo & OWNER_SECURITY_INFORMATION) && np.owner) {
-		p.owner = np.owner;
-		p.owner_len = np.owner_len;
-	} else if (have_kept && kp.owner) {
-		p.owner = kp.owner;
-		p.owner_len = kp.owner_len;
-	} else {
-		p.owner = osid;
-		p.owner_len = osid_len;
-	}
-	if ((secinfo & GROUP_SECURITY_INFORMATION) && np.group) {
-		p.group = np.group;
-		p.group_len = np.group_len;
-	} else if (have_kept && kp.group) {
-		p.group = kp.group;
-		p.group_len = kp.group_len;
-	} else {
-		p.group = gsid;
-		p.group_len = gsid_len;
-	}
+	p.owner = pick_sid((secinfo & OWNER_SECURITY_INFORMATION) ? np.owner
+								  : NULL,
+			   np.owner_len, kp.owner, kp.owner_len, osid, osid_len,
+			   &p.owner_len);
+	p.group = pick_sid((secinfo & GROUP_SECURITY_INFORMATION) ? np.group
+								  : NULL,
+			   np.group_len, kp.group, kp.group_len, gsid, gsid_len,
+			   &p.group_len);
 	if (secinfo & DACL_SECURITY_INFORMATION) {
 		p.control = np.control & DACL_BITS;
 		p.dacl = np.dacl;

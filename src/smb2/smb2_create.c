@@ -189,6 +189,26 @@ static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
 	return STATUS_SUCCESS;
 }
 
+/* What @disposition does to something that exists: *@action, or
+ * -EEXIST for FILE_CREATE. */
+static int existing(uint32_t disposition, uint32_t *action)
+{
+	switch (disposition) {
+	case FILE_CREATE:
+		return -EEXIST;
+	case FILE_OPEN:
+	case FILE_OPEN_IF:
+		*action = FILE_OPENED;
+		return 0;
+	case FILE_SUPERSEDE:
+		*action = FILE_SUPERSEDED;
+		return 0;
+	default:
+		*action = FILE_OVERWRITTEN;
+		return 0;
+	}
+}
+
 /*
  * Find the leaf, or make it as the disposition says. *@obj (referenced)
  * and *@action on success; the parent stays in *@dir for the access
@@ -231,20 +251,7 @@ again:
 		 * share found it by another spelling). */
 		if (reallen == len)
 			memcpy(c->path + (leaf - c->path), real, len);
-		switch (c->disposition) {
-		case FILE_CREATE:
-			return -EEXIST;
-		case FILE_OPEN:
-		case FILE_OPEN_IF:
-			*action = FILE_OPENED;
-			return 0;
-		case FILE_SUPERSEDE:
-			*action = FILE_SUPERSEDED;
-			return 0;
-		default:
-			*action = FILE_OVERWRITTEN;
-			return 0;
-		}
+		return existing(c->disposition, action);
 	}
 	if (err != -ENOENT)
 		return err;
@@ -318,22 +325,8 @@ static int create_stream_resolve(struct smb2_tree *t, struct create_req *c,
 	if (a.type != VFS_REG && a.type != VFS_DIR)
 		return -EACCES;
 	err = smb2_stream_find(*obj, c->stream, c->stream_len, c->xname);
-	if (err == 0) {
-		switch (disposition) {
-		case FILE_CREATE:
-			return -EEXIST;
-		case FILE_OPEN:
-		case FILE_OPEN_IF:
-			*action = FILE_OPENED;
-			return 0;
-		case FILE_SUPERSEDE:
-			*action = FILE_SUPERSEDED;
-			return 0;
-		default:
-			*action = FILE_OVERWRITTEN;
-			return 0;
-		}
-	}
+	if (err == 0)
+		return existing(disposition, action);
 	if (err != -ENOENT)
 		return err;
 	if (disposition == FILE_OPEN || disposition == FILE_OVERWRITE)
