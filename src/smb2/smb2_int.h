@@ -238,6 +238,12 @@ struct smb2_open {
 	char *path;                  /* share-relative, UTF-8, '/' separated */
 	char *stream;                /* a named stream's xattr (smb2_stream.h)
 					or NULL: the file's data */
+	/* a renamed stream's former state entries and names, kept until
+	 * the open goes (smb2_setinfo.c set_stream_rename) */
+#define SMB2_STREAM_RENAMES_MAX 4
+	struct state_file *sf_old[SMB2_STREAM_RENAMES_MAX];
+	char *stream_old[SMB2_STREAM_RENAMES_MAX];
+	uint8_t nsf_old;
 
 	pthread_mutex_t mu;          /* everything below */
 	bool delete_on_close;

@@ -201,6 +201,10 @@ static void open_free(struct smb2_open *o)
 		transport_conn_put(o->grant_conn);
 	pthread_mutex_destroy(&o->mu);
 	pthread_mutex_destroy(&o->dir_mu);
+	for (unsigned int i = 0; i < o->nsf_old; i++) {
+		state_file_put(o->sf_old[i]);
+		free(o->stream_old[i]);
+	}
 	free(o->stream);
 	free(o->path);
 	free(o->dir_pattern);

@@ -15,6 +15,7 @@
 
 #include "smb2/fscc.h"
 #include "smb2/sd.h"
+#include "smb2/smb2_access.h"
 #include "smb2/smb2_acl.h"
 #include "smb2/smb2_ea.h"
 #include "smb2/smb2_info.h"
@@ -174,9 +175,10 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 		st = fscc_ntstatus(fs);
 		return st != STATUS_SUCCESS ? st : STATUS_INVALID_PARAMETER;
 	}
-	/* A stream rename (":name") is tier 2. */
+	/* A file's data is no named stream (":name" renames a stream, from
+	 * an open of it). */
 	if (l.name_len && l.name[0] == ':')
-		return STATUS_NOT_SUPPORTED;
+		return STATUS_INVALID_PARAMETER;
 	st = smb2_path_from_utf8(w->req, l.name, l.name_len, path);
 	if (st != STATUS_SUCCESS)
 		return st;
@@ -230,6 +232,108 @@ static uint32_t target_check(const struct smb2_tree *tree, struct vfs_obj *dir,
 	return st;
 }
 
+/*
+ * A named stream renamed from an open of it (MS-FSA 2.1.5.15.12.1): the
+ * new name is ":NAME[:$DATA]" of the same file; an existing stream is
+ * replaced only when ReplaceIfExists and it is empty (Windows: else
+ * INVALID_PARAMETER; without ReplaceIfExists, a collision). The open's
+ * share moves to the new name's state entry. An open that holds locks or
+ * an oplock on the stream, or a stream other opens hold too, keeps its
+ * name (ACCESS_DENIED): their state is the old name's.
+ */
+static uint32_t set_stream_rename(struct smb2_work *w, struct smb2_open *o,
+				  struct smb2_buf *in)
+{
+	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
+	char txname[SMB2_STREAM_XNAME_SIZE], *copy, *old;
+	struct state_file *nsf, *osf;
+	struct fscc_set_link l;
+	enum fscc_status fs;
+	const char *sname;
+	uint32_t access, deny, st;
+	ssize_t size;
+	size_t slen;
+	char *name;
+	bool busy;
+	int err;
+
+	name = req_alloc_raw(w->req, SMB2_RENAME_NAME_MAX);
+	if (!name)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	fs = fscc_dec_FILE_RENAME_INFORMATION_TYPE_2(in, name,
+						     SMB2_RENAME_NAME_MAX, &l);
+	if (fs != FSCC_OK) {
+		st = fscc_ntstatus(fs);
+		return st != STATUS_SUCCESS ? st : STATUS_INVALID_PARAMETER;
+	}
+	/* a stream becomes another stream of its file, nothing else */
+	if (!l.name_len || l.name[0] != ':')
+		return STATUS_INVALID_PARAMETER;
+	st = smb2_stream_parse(l.name + 1, l.name_len - 1, &sname, &slen);
+	if (st != STATUS_SUCCESS)
+		return st;
+	if (!slen)
+		return STATUS_INVALID_PARAMETER; /* onto the file's data */
+	err = smb2_stream_find(o->obj, sname, slen, txname);
+	if (!err && !strcmp(txname, o->stream))
+		return STATUS_SUCCESS;
+	if (!err) {
+		if (!l.replace_if_exists)
+			return STATUS_OBJECT_NAME_COLLISION;
+		/* an open target first (smbtorture streams.rename2) */
+		nsf = state_file_get_stream(o->obj, txname);
+		if (!nsf)
+			return STATUS_INSUFFICIENT_RESOURCES;
+		busy = state_share_count(nsf) > 0;
+		state_file_put(nsf);
+		if (busy)
+			return STATUS_SHARING_VIOLATION;
+		size = smb2_stream_size(o->obj, txname);
+		if (size != 0)
+			return size < 0 ? smb2_status(SMB2_SET_INFO, (int)size)
+					: STATUS_INVALID_PARAMETER;
+	} else if (err != -ENOENT) {
+		return smb2_status(SMB2_SET_INFO, err);
+	}
+	if (o->grant || state_lock_count(o->sf, &h) ||
+	    state_share_count(o->sf) > 1 ||
+	    o->nsf_old == SMB2_STREAM_RENAMES_MAX)
+		return STATUS_ACCESS_DENIED;
+	nsf = state_file_get_stream(o->obj, txname);
+	copy = strdup(txname);
+	if (!nsf || !copy) {
+		if (nsf)
+			state_file_put(nsf);
+		free(copy);
+		return STATUS_INSUFFICIENT_RESOURCES;
+	}
+	access = smb2_access_share_bits(o->access);
+	deny = access ? smb2_access_deny_bits(o->share_access) : 0;
+	err = state_share_acquire(nsf, &h, access, deny);
+	if (!err)
+		err = smb2_stream_rename(o->obj, o->stream, txname);
+	if (err) {
+		state_share_release(nsf, &h);
+		state_file_put(nsf);
+		free(copy);
+		return err == -EBUSY || err == -EINPROGRESS
+			       ? STATUS_SHARING_VIOLATION
+			       : smb2_status(SMB2_SET_INFO, err);
+	}
+	state_share_release(o->sf, &h);
+	/* The old entry stays referenced until the open goes: a request of
+	 * this open on another thread may hold its pointer now. */
+	pthread_mutex_lock(&o->mu);
+	osf = o->sf;
+	o->sf = nsf;
+	o->sf_old[o->nsf_old++] = osf;
+	old = o->stream;
+	o->stream = copy;
+	o->stream_old[o->nsf_old - 1] = old;
+	pthread_mutex_unlock(&o->mu);
+	return STATUS_SUCCESS;
+}
+
 static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 			   struct smb2_buf *in)
 {
@@ -244,9 +348,8 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 
 	if (!(o->access & DELETE))
 		return STATUS_ACCESS_DENIED;
-	/* Renaming a named stream (to ":other") is not built yet. */
 	if (o->stream)
-		return STATUS_NOT_SUPPORTED;
+		return set_stream_rename(w, o, in);
 	st = target_of(w, in, true, &tpath, &tdir, &tleaf, &tlen, &replace);
 	if (st != STATUS_SUCCESS)
 		return st;

@@ -315,6 +315,29 @@ int smb2_stream_create(struct vfs_obj *obj, const char *xname, bool excl)
 			     excl ? VFS_XATTR_CREATE : VFS_XATTR_ANY);
 }
 
+int smb2_stream_rename(struct vfs_obj *obj, const char *from, const char *to)
+{
+	pthread_mutex_t *mu = stripe_of(obj);
+	char *buf = malloc(SMB2_STREAM_DATA_MAX + 1);
+	ssize_t n;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	pthread_mutex_lock(mu);
+	n = value_get(obj, from, buf);
+	err = n < 0 ? (int)n
+		    : value_set(obj, to, buf, (size_t)n, VFS_XATTR_ANY);
+	if (!err) {
+		err = vfs_xattr_remove(obj, from);
+		if (err) /* the old name stays: so must the data */
+			(void)vfs_xattr_remove(obj, to);
+	}
+	pthread_mutex_unlock(mu);
+	free(buf);
+	return err == -ENODATA ? -ENOENT : err;
+}
+
 int smb2_stream_remove(struct vfs_obj *obj, const char *xname)
 {
 	int err = vfs_xattr_remove(obj, xname);

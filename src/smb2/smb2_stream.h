@@ -86,6 +86,13 @@ int smb2_stream_set_size(struct vfs_obj *obj, const char *xname,
  */
 int smb2_stream_create(struct vfs_obj *obj, const char *xname, bool excl);
 
+/*
+ * smb2_stream_rename() - stream @from of @obj becomes @to (a new name, or
+ * an existing empty stream, replaced): its bytes copied and the old name
+ * removed, under the object's lock. 0 or -errno.
+ */
+int smb2_stream_rename(struct vfs_obj *obj, const char *from, const char *to);
+
 /* smb2_stream_remove() - delete the stream. 0 or -errno. */
 int smb2_stream_remove(struct vfs_obj *obj, const char *xname);
 

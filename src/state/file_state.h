@@ -197,6 +197,9 @@ int state_share_change(struct state_file *f, const struct state_holder *h,
 /* state_share_release() - drop @h's share on @f, if it has one. */
 void state_share_release(struct state_file *f, const struct state_holder *h);
 
+/* state_share_count() - how many shares @f holds now. */
+uint32_t state_share_count(struct state_file *f);
+
 /*
  * Delete pending (MS-FSA 2.1.5.4, 2.1.5.15.3): an SMB open marks the
  * file (FileDispositionInformation, or closing an open made with

@@ -178,6 +178,17 @@ void state_share_release(struct state_file *f, const struct state_holder *h)
 	(void)state_share_release_last(f, h);
 }
 
+/** state_share_count() - see file_state.h. */
+uint32_t state_share_count(struct state_file *f)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&f->mu);
+	n = f->nshares;
+	pthread_mutex_unlock(&f->mu);
+	return n;
+}
+
 /** state_share_release_last() - see file_state.h. */
 bool state_share_release_last(struct state_file *f,
 			      const struct state_holder *h)

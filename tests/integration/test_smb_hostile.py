@@ -1856,6 +1856,38 @@ def t_streams(c):
     check("stream_nothing_outside", not any(
         x.startswith("user.DosStream") for x in
         os.listxattr(os.path.join(srv.outside, "canary"))))
+    # renaming a stream: to a new name, onto an empty one with replace,
+    # not onto a non-empty one, never to a file name
+    def srename(fid, target, replace=False):
+        n = utf16(target)
+        return c.status(SET_INFO, setinfo_body(fid, struct.pack(
+            "<B7xQI", int(replace), 0, len(n)) + n, cls=10))
+    r = c.call(CREATE, create_body("sfile:old", 2, access=0x13019F))
+    if r and not r.status:
+        rfid = fid_of(r)
+        c.status(WRITE, write_body(rfid, b"keep"))
+        expect("stream_rename", srename(rfid, ":new:$DATA"), "SUCCESS")
+        names = [x for x in os.listxattr(path) if "DosStream" in x]
+        check("stream_renamed_on_disk", "user.DosStream.new:$DATA" in names
+              and "user.DosStream.old:$DATA" not in names, repr(names))
+        r2 = c.call(READ, read_body(rfid, 10))
+        check("stream_renamed_open_reads", r2 is not None and r2.status == 0
+              and r2.body[16:20] == b"keep", repr(r2))
+        r3 = c.call(CREATE, create_body("sfile:full", 2))
+        if r3 and not r3.status:
+            c.status(WRITE, write_body(fid_of(r3), b"x"))
+            c.status(CLOSE, close_body(fid_of(r3)))
+        expect("stream_rename_onto_existing_no_replace",
+               srename(rfid, ":full"), "OBJECT_NAME_COLLISION")
+        expect("stream_rename_onto_nonempty",
+               srename(rfid, ":full", True), "INVALID_PARAMETER")
+        expect("stream_rename_to_file_name", srename(rfid, "other"),
+               "INVALID_PARAMETER")
+        expect("stream_rename_bad_name", srename(rfid, ":a/b"),
+               "OBJECT_NAME_INVALID")
+        c.status(CLOSE, close_body(rfid))
+        check("stream_rename_kept_full", os.getxattr(
+            path, "user.DosStream.full:$DATA") == b"x\0")
     # a directory's stream
     r = c.call(CREATE, create_body("dir:ds", 2))
     expect("stream_of_directory", r and r.status, "SUCCESS")
