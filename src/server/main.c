@@ -965,46 +965,21 @@ static uint64_t payload_high_mark(void)
 	return st.high_mark;
 }
 
-/* io=auto's view of memory (vfs.h, adaptive io=auto), for `nasd stats`. */
-static uint64_t auto_buffered(void)
-{
-	struct vfs_auto_stats st;
-
-	vfs_auto_stats(&st);
-	return st.buffered;
-}
-
-static uint64_t auto_cached(void)
-{
-	struct vfs_auto_stats st;
-
-	vfs_auto_stats(&st);
-	return st.cached;
-}
-
-static uint64_t auto_budget(void)
-{
-	struct vfs_auto_stats st;
-
-	vfs_auto_stats(&st);
-	return st.budget;
-}
-
-static uint64_t auto_switches(void)
-{
-	struct vfs_auto_stats st;
-
-	vfs_auto_stats(&st);
-	return st.switches;
-}
-
-static uint64_t auto_pressure(void)
-{
-	struct vfs_auto_stats st;
-
-	vfs_auto_stats(&st);
-	return st.pressure_x100;
-}
+/* io=auto's view of memory (vfs.h, adaptive io=auto), for `nasd stats`:
+ * one getter per figure, as stats_value_add() takes them. */
+#define AUTO_STAT(fn, field)                                                   \
+	static uint64_t fn(void)                                               \
+	{                                                                      \
+		struct vfs_auto_stats st;                                      \
+                                                                               \
+		vfs_auto_stats(&st);                                           \
+		return st.field;                                               \
+	}
+AUTO_STAT(auto_buffered, buffered)
+AUTO_STAT(auto_cached, cached)
+AUTO_STAT(auto_budget, budget)
+AUTO_STAT(auto_switches, switches)
+AUTO_STAT(auto_pressure, pressure_x100)
 
 static struct timer auto_timer;
 

@@ -26,6 +26,7 @@
 #define KEPT_HDR  (MAGIC_LEN + 12)
 #define SD_HDR	  20
 #define SID_MAX	  (8 + 4 * 15)
+#define ACL_FIRST_READ 1024 /* room for a descriptor of a dozen ACEs */
 
 #define DACL_BITS                                                              \
 	(SE_DACL_PRESENT | SE_DACL_DEFAULTED | SE_DACL_AUTO_INHERIT_REQ |     \
@@ -180,17 +181,30 @@ int smb2_acl_get(struct vfs_obj *obj, const struct vfs_attr *a,
 	out->len = 0;
 	if (a->type != VFS_REG && a->type != VFS_DIR)
 		return -ENODATA;
-	n = vfs_xattr_get_slot(obj, a, VFS_XSLOT_NTACL, SMB2_ACL_XATTR, NULL,
-			       0);
-	if (n < 0)
-		return n == -ENOTSUP || n == -EPERM || n == -EACCES ? -ENODATA
-								    : (int)n;
-	if (n <= KEPT_HDR || n > KEPT_HDR + SMB2_ACL_MAX)
-		return -ENODATA;
-	buf = malloc((size_t)n);
+	/* One read into room for a usual descriptor; a larger one is read
+	 * again at its size. */
+	buf = malloc(ACL_FIRST_READ);
 	if (!buf)
 		return -ENOMEM;
-	n = vfs_xattr_get(obj, SMB2_ACL_XATTR, buf, (size_t)n);
+	n = vfs_xattr_get_slot(obj, a, VFS_XSLOT_NTACL, SMB2_ACL_XATTR, buf,
+			       ACL_FIRST_READ);
+	if (n == -ERANGE) {
+		n = vfs_xattr_get(obj, SMB2_ACL_XATTR, NULL, 0);
+		if (n > KEPT_HDR && n <= KEPT_HDR + SMB2_ACL_MAX) {
+			uint8_t *big = realloc(buf, (size_t)n);
+
+			if (!big) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = big;
+			n = vfs_xattr_get(obj, SMB2_ACL_XATTR, buf, (size_t)n);
+		} else if (n >= 0) {
+			n = -ENODATA;
+		}
+	}
+	if (n < 0 && (n == -ENOTSUP || n == -EPERM || n == -EACCES))
+		n = -ENODATA;
 	if (n <= KEPT_HDR || memcmp(buf, MAGIC, MAGIC_LEN) != 0 ||
 	    get_le32(buf + MAGIC_LEN) != a->uid ||
 	    get_le32(buf + MAGIC_LEN + 4) != a->gid ||

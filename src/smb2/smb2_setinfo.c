@@ -149,13 +149,33 @@ static uint32_t set_disposition(struct smb2_open *o, bool del, bool on_close)
  * Where a rename or link goes: the target path's directory and leaf
  * (MS-SMB2 §3.3.5.21.1: relative to the share root).
  */
+/* The FileRenameInformation or FileLinkInformation in @in, its name in
+ * the request's arena. */
+static uint32_t link_info_decode(struct smb2_work *w, struct smb2_buf *in,
+				 bool rename, struct fscc_set_link *l)
+{
+	enum fscc_status fs;
+	char *name;
+	uint32_t st;
+
+	name = req_alloc_raw(w->req, SMB2_RENAME_NAME_MAX);
+	if (!name)
+		return STATUS_INSUFFICIENT_RESOURCES;
+	fs = rename ? fscc_dec_FILE_RENAME_INFORMATION_TYPE_2(
+			      in, name, SMB2_RENAME_NAME_MAX, l)
+		    : fscc_dec_FILE_LINK_INFORMATION_TYPE_2(
+			      in, name, SMB2_RENAME_NAME_MAX, l);
+	if (fs == FSCC_OK)
+		return STATUS_SUCCESS;
+	st = fscc_ntstatus(fs);
+	return st != STATUS_SUCCESS ? st : STATUS_INVALID_PARAMETER;
+}
+
 static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 			  bool rename, char **path, struct vfs_obj **dir,
 			  const char **leaf, size_t *leaflen, bool *replace)
 {
 	struct fscc_set_link l;
-	enum fscc_status fs;
-	char *name;
 	uint32_t st;
 	int err;
 
@@ -164,17 +184,9 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 	*leaf = NULL;
 	*leaflen = 0;
 	*replace = false;
-	name = req_alloc_raw(w->req, SMB2_RENAME_NAME_MAX);
-	if (!name)
-		return STATUS_INSUFFICIENT_RESOURCES;
-	fs = rename ? fscc_dec_FILE_RENAME_INFORMATION_TYPE_2(
-			      in, name, SMB2_RENAME_NAME_MAX, &l)
-		    : fscc_dec_FILE_LINK_INFORMATION_TYPE_2(
-			      in, name, SMB2_RENAME_NAME_MAX, &l);
-	if (fs != FSCC_OK) {
-		st = fscc_ntstatus(fs);
-		return st != STATUS_SUCCESS ? st : STATUS_INVALID_PARAMETER;
-	}
+	st = link_info_decode(w, in, rename, &l);
+	if (st != STATUS_SUCCESS)
+		return st;
 	/* A file's data is no named stream (":name" renames a stream, from
 	 * an open of it). */
 	if (l.name_len && l.name[0] == ':')
@@ -248,24 +260,16 @@ static uint32_t set_stream_rename(struct smb2_work *w, struct smb2_open *o,
 	char txname[SMB2_STREAM_XNAME_SIZE], *copy, *old;
 	struct state_file *nsf, *osf;
 	struct fscc_set_link l;
-	enum fscc_status fs;
 	const char *sname;
 	uint32_t access, deny, st;
 	ssize_t size;
 	size_t slen;
-	char *name;
 	bool busy;
 	int err;
 
-	name = req_alloc_raw(w->req, SMB2_RENAME_NAME_MAX);
-	if (!name)
-		return STATUS_INSUFFICIENT_RESOURCES;
-	fs = fscc_dec_FILE_RENAME_INFORMATION_TYPE_2(in, name,
-						     SMB2_RENAME_NAME_MAX, &l);
-	if (fs != FSCC_OK) {
-		st = fscc_ntstatus(fs);
-		return st != STATUS_SUCCESS ? st : STATUS_INVALID_PARAMETER;
-	}
+	st = link_info_decode(w, in, true, &l);
+	if (st != STATUS_SUCCESS)
+		return st;
 	/* a stream becomes another stream of its file, nothing else */
 	if (!l.name_len || l.name[0] != ':')
 		return STATUS_INVALID_PARAMETER;

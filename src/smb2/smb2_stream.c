@@ -199,9 +199,8 @@ static ssize_t value_get(struct vfs_obj *obj, const char *xname, char *buf)
 
 	if (n < 0)
 		return n == -ENODATA ? -ENOENT : n;
-	/* Samba's trailing NUL; a value written by something else that
-	 * lacks it is taken whole. */
-	return n > 0 && !buf[n - 1] ? n - 1 : n;
+	/* Samba's trailing NUL (smb2_stream_size() counts as it does) */
+	return n > 0 ? n - 1 : 0;
 }
 
 static int value_set(struct vfs_obj *obj, const char *xname, char *buf,
@@ -214,19 +213,12 @@ static int value_set(struct vfs_obj *obj, const char *xname, char *buf,
 ssize_t smb2_stream_size(struct vfs_obj *obj, const char *xname)
 {
 	ssize_t n = vfs_xattr_get(obj, xname, NULL, 0);
-	char *buf;
 
+	/* the value's length less Samba's trailing NUL: one syscall, no
+	 * read of the bytes */
 	if (n < 0)
 		return n == -ENODATA ? -ENOENT : n;
-	if (n == 0)
-		return 0;
-	/* Whether it ends in the NUL needs the value. */
-	buf = malloc(SMB2_STREAM_DATA_MAX + 1);
-	if (!buf)
-		return -ENOMEM;
-	n = value_get(obj, xname, buf);
-	free(buf);
-	return n;
+	return n > 0 ? n - 1 : 0;
 }
 
 ssize_t smb2_stream_read(struct vfs_obj *obj, const char *xname, uint64_t off,

@@ -7,7 +7,8 @@
  * kept in xattrs in Samba's streams_xattr layout, so that a share moved
  * between the two keeps them: stream "NAME" of a file or directory is the
  * xattr "user.DosStream.NAME:$DATA", whose value is the stream's bytes and
- * one NUL after them. A stream is at most SMB2_STREAM_DATA_MAX bytes (the
+ * one NUL after them (as Samba does, a value's last byte is taken for that
+ * NUL whatever it is). A stream is at most SMB2_STREAM_DATA_MAX bytes (the
  * kernel's largest xattr value; ext4 without ea_inode keeps less, and
  * answers ENOSPC: STATUS_DISK_FULL). Stream names compare ignoring case;
  * a stream keeps the name it was made with.

@@ -177,11 +177,6 @@ static int dosattr_read(struct vfs_obj *o, struct vfs_dosattr *d)
 	return 0;
 }
 
-static bool ts_equal(const struct timespec *x, const struct timespec *y)
-{
-	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
-}
-
 int vfs_dosattr_get(struct vfs_obj *o, const struct vfs_attr *a,
 		    struct vfs_dosattr *d)
 {
@@ -192,7 +187,7 @@ int vfs_dosattr_get(struct vfs_obj *o, const struct vfs_attr *a,
 	if (o->type != VFS_REG && o->type != VFS_DIR)
 		return 0;
 	pthread_mutex_lock(&o->dos_mu);
-	if (o->dos_valid && ts_equal(&o->dos_ctime, &a->ctime)) {
+	if (o->dos_valid && vfs_ts_equal(&o->dos_ctime, &a->ctime)) {
 		*d = o->dos;
 		pthread_mutex_unlock(&o->dos_mu);
 		return 0;

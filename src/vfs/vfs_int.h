@@ -40,6 +40,13 @@ struct vfs_export {
 	atomic_int io;	      /* enum vfs_io */
 };
 
+/* Two timestamps equal to the nanosecond (the ctime caches). */
+static inline bool vfs_ts_equal(const struct timespec *x,
+				const struct timespec *y)
+{
+	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
+}
+
 struct vfs_obj {
 	/* Cache linkage: all protected by the shard lock. */
 	struct vfs_obj *hnext;

@@ -74,11 +74,6 @@ static void xabsent_forget(struct vfs_obj *o)
 	pthread_mutex_unlock(&o->dos_mu);
 }
 
-static bool ts_same(const struct timespec *x, const struct timespec *y)
-{
-	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
-}
-
 ssize_t vfs_xattr_get_slot(struct vfs_obj *o, const struct vfs_attr *a,
 			   unsigned int slot, const char *name, void *buf,
 			   size_t size)
@@ -87,7 +82,7 @@ ssize_t vfs_xattr_get_slot(struct vfs_obj *o, const struct vfs_attr *a,
 	ssize_t n;
 
 	pthread_mutex_lock(&o->dos_mu);
-	if ((o->xabsent & bit) && ts_same(&o->xabsent_ctime, &a->ctime)) {
+	if ((o->xabsent & bit) && vfs_ts_equal(&o->xabsent_ctime, &a->ctime)) {
 		pthread_mutex_unlock(&o->dos_mu);
 		return -ENODATA;
 	}
@@ -98,7 +93,7 @@ ssize_t vfs_xattr_get_slot(struct vfs_obj *o, const struct vfs_attr *a,
 		return n;
 	pthread_mutex_lock(&o->dos_mu);
 	if (o->xgen == gen) {
-		if (!ts_same(&o->xabsent_ctime, &a->ctime)) {
+		if (!vfs_ts_equal(&o->xabsent_ctime, &a->ctime)) {
 			o->xabsent = 0;
 			o->xabsent_ctime = a->ctime;
 		}
