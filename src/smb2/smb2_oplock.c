@@ -169,6 +169,8 @@ void smb2_park_unlist(struct smb2_work *w)
 	struct smb2_conn *c = w->conn;
 	struct smb2_work **pp;
 
+	/* Under conn.mu, as smb2_park_release_all: one of the two gives
+	 * the waiter's file reference back, never both at once. */
 	pthread_mutex_lock(&c->mu);
 	if (w->park_listed) {
 		for (pp = &c->parked; *pp; pp = &(*pp)->park_next) {
@@ -179,6 +181,7 @@ void smb2_park_unlist(struct smb2_work *w)
 		}
 		w->park_listed = false;
 	}
+	(void)state_grant_unwait(&w->park_wt);
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -188,7 +191,8 @@ void smb2_park_release_all(struct smb2_conn *c)
 
 	/* Under conn.mu a listed request cannot run again and go (it
 	 * unlists itself first), and unwaiting takes the file's mu, which
-	 * is never held while conn.mu is taken. */
+	 * is never held while conn.mu is taken. A request its break's end
+	 * already woke is not resumed twice (unwait says so). */
 	pthread_mutex_lock(&c->mu);
 	for (w = c->parked; w; w = w->park_next)
 		if (state_grant_unwait(&w->park_wt))

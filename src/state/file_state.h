@@ -435,17 +435,18 @@ struct state_grant_ask {
 /*
  * Someone waiting for a break to end (state_grant_break): @fn runs once,
  * with no state lock held, on the thread that ended it; it must not
- * block (it resumes a parked request). The engine holds a reference on
- * the file while the waiter is queued. The waiter's memory is the
- * caller's; it must stay valid until @fn ran or state_grant_unwait()
- * returned true.
+ * block (it resumes a parked request). Queueing takes a reference on the
+ * file that stays with the waiter, woken or not, until its owner calls
+ * state_grant_unwait() (once per queueing, never twice at once). The
+ * waiter's memory is the caller's; it must stay valid until @fn ran or
+ * state_grant_unwait() returned true.
  */
 struct state_grant_waiter {
 	void (*fn)(struct state_grant_waiter *wt);
 	void *arg;
 	/* the engine's */
 	struct state_grant_waiter *next;
-	struct state_file *f;
+	struct state_file *_Atomic f;
 };
 
 /*
@@ -509,8 +510,10 @@ int state_grant_break_key(struct vfs_obj *obj, enum state_grant_op op,
 bool state_grant_any(void);
 
 /*
- * state_grant_unwait() - take @wt off its queue: true when it was still
- * queued (its fn will not run), false when it ran or is running.
+ * state_grant_unwait() - the owner is done with @wt: off its queue if
+ * still on it, and the file's reference its queueing took given back.
+ * True when it was still queued (its fn will not run); false when it ran
+ * or is running, or @wt was not queued.
  */
 bool state_grant_unwait(struct state_grant_waiter *wt);
 

@@ -255,16 +255,16 @@ static struct state_grant_waiter *waiters_take(struct state_file *f)
 	return w;
 }
 
+/* The reference each waiter's queueing took stays with it until its
+ * owner calls state_grant_unwait(): an owner that reads wt->f while the
+ * waiter is being woken must find the file still there. */
 static void wake_all(struct state_grant_waiter *w)
 {
 	while (w) {
 		struct state_grant_waiter *next = w->next;
-		struct state_file *f = w->f;
 
-		w->f = NULL;
-		/* after fn, @w may be gone */
+		/* after fn, @w may be reused */
 		w->fn(w);
-		state_file_put(f);
 		w = next;
 	}
 }
@@ -440,7 +440,8 @@ int state_grant_break(struct state_file *f, const struct state_grant_ask *ask,
 		atomic_fetch_add(&g_waits, 1);
 		if (wt) {
 			state_file_hold(f);
-			wt->f = f;
+			atomic_store_explicit(&wt->f, f,
+					      memory_order_release);
 			wt->next = f->waiters;
 			f->waiters = wt;
 		}
@@ -494,7 +495,8 @@ bool state_grant_any(void)
 /** state_grant_unwait() - see file_state.h. */
 bool state_grant_unwait(struct state_grant_waiter *wt)
 {
-	struct state_file *f = wt->f;
+	struct state_file *f =
+		atomic_load_explicit(&wt->f, memory_order_acquire);
 	struct state_grant_waiter **pp;
 	bool found = false;
 
@@ -509,10 +511,8 @@ bool state_grant_unwait(struct state_grant_waiter *wt)
 		}
 	}
 	pthread_mutex_unlock(&f->mu);
-	if (found) {
-		wt->f = NULL;
-		state_file_put(f);
-	}
+	atomic_store_explicit(&wt->f, NULL, memory_order_relaxed);
+	state_file_put(f);
 	return found;
 }
 

@@ -1118,6 +1118,9 @@ static void test_grant_oplock_open(void **state)
 	/* the answer ends the break and wakes the waiter */
 	assert_int_equal(state_grant_ack(g, R), 0);
 	assert_int_equal(atomic_load(&wk.woken), 1);
+	/* woken: its owner gives the queue's file reference back */
+	assert_false(state_grant_unwait(&wk.wt));
+	assert_false(state_grant_unwait(&wk.wt));
 	assert_false(state_grant_breaking(g, NULL));
 	assert_int_equal(state_grant_level(g), R);
 	assert_int_equal(state_grant_ack(g, 0), -EINVAL); /* none out */
