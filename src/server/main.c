@@ -1170,6 +1170,7 @@ int main(int argc, char **argv)
 
 	ret = transport_run();
 	control_stop();
+	smb2_shutdown();
 	nlm_shutdown();
 	nfs4_shutdown();
 	rpcb_unregister();

@@ -11,6 +11,7 @@
 
 #include "core/statefile.h"
 #include "smb2/auth/auth.h"
+#include "smb2/smb2_durable.h"
 
 static struct smb2_config config = {
 	.signing_required = true,
@@ -50,4 +51,9 @@ int smb2_init(const struct smb2_config *cfg)
 			 config.domain);
 	return statefile_random(config.state_dir, "smb2_guid", server_guid,
 				sizeof(server_guid));
+}
+
+void smb2_shutdown(void)
+{
+	smb2_durable_shutdown();
 }

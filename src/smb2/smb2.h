@@ -42,6 +42,13 @@ struct smb2_config {
 int smb2_init(const struct smb2_config *cfg);
 
 /*
+ * smb2_shutdown() - after transport_run() returned: the durable opens
+ * that their connections' ends kept are closed (no handle survives a
+ * restart).
+ */
+void smb2_shutdown(void);
+
+/*
  * smb2_transport_proto() - the protocol table of an SMB listener (direct
  * TCP, MS-SMB2 §2.1), for transport_listen(). Valid after smb2_init().
  */

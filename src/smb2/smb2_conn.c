@@ -19,6 +19,7 @@
 
 #include "smb2/smb2_async.h"
 #include "smb2/smb2_chan.h"
+#include "smb2/smb2_open.h"
 #include "smb2/smb2_session.h"
 #include "transport/transport.h"
 
@@ -41,8 +42,8 @@ struct smb2_conn *smb2_conn_new(struct conn *tc, const struct smb2_config *cfg)
 /*
  * smb2_conn_close() - the transport closed the connection (§3.3.7.1): it
  * leaves the sessions it was bound to as a channel, and its own sessions
- * are logged off unless another channel keeps them (no durable handles
- * yet to keep them for).
+ * are logged off unless another channel keeps them; their durable opens
+ * are kept for a reconnect (smb2_durable.h).
  */
 void smb2_conn_close(struct smb2_conn *c)
 {
@@ -55,8 +56,10 @@ void smb2_conn_close(struct smb2_conn *c)
 	smb2_park_release_all(c);
 	smb2_conn_unbind_all(c);
 	while ((s = smb2_session_unbind_first(c)) != NULL) {
-		if (smb2_session_detach(s))
+		if (smb2_session_detach(s)) {
+			smb2_open_disconnect_all(s);
 			smb2_session_teardown(s);
+		}
 		smb2_session_put(s);
 	}
 }

@@ -33,6 +33,7 @@
 #include "smb2/smb2_create.h"
 #include "smb2/smb2_ea.h"
 #include "smb2/smb2_info.h"
+#include "smb2/smb2_durable.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_path.h"
 #include "smb2/smb2_session.h"
@@ -74,6 +75,34 @@ struct create_req {
 	uint32_t refused;           /* create_resolve()'s own NTSTATUS, with
 				       -ECANCELED */
 };
+
+/* The fixed fields of a CREATE that opens something (§3.3.5.9). */
+static uint32_t create_check(const struct create_req *c)
+{
+	if (c->impersonation > SMB2_IMPERSONATION_DELEGATE)
+		return STATUS_BAD_IMPERSONATION_LEVEL;
+	if (c->disposition > FILE_OVERWRITE_IF ||
+	    (c->options & ~FILE_CREATE_OPTIONS_VALID) ||
+	    (c->options & (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) ==
+		    (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE) ||
+	    (c->attrs & ~CREATE_ATTRS_VALID) ||
+	    (c->share & ~(FILE_SHARE_READ | FILE_SHARE_WRITE |
+			  FILE_SHARE_DELETE)))
+		return STATUS_INVALID_PARAMETER;
+	if ((c->options & FILE_DIRECTORY_FILE) &&
+	    c->disposition != FILE_CREATE && c->disposition != FILE_OPEN &&
+	    c->disposition != FILE_OPEN_IF)
+		return STATUS_INVALID_PARAMETER;
+	/* §3.3.5.9: reserved option bits and options a server does not
+	 * offer over the network. */
+	if (c->options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER))
+		return STATUS_NOT_SUPPORTED;
+	if (c->access & SMB2_ACCESS_RESERVED)
+		return STATUS_ACCESS_DENIED;
+	if (!c->access)
+		return STATUS_ACCESS_DENIED;
+	return STATUS_SUCCESS;
+}
 
 /*
  * Split a CREATE name (UTF-16LE, @len bytes) at the first ':' of its last
@@ -136,28 +165,25 @@ static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
 	    !sb_get_u32(body, &ctx_len))
 		return STATUS_INVALID_PARAMETER;
 	(void)secflags;
-	if (c->impersonation > SMB2_IMPERSONATION_DELEGATE)
-		return STATUS_BAD_IMPERSONATION_LEVEL;
-	if (c->disposition > FILE_OVERWRITE_IF ||
-	    (c->options & ~FILE_CREATE_OPTIONS_VALID) ||
-	    (c->options & (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE)) ==
-		    (FILE_DIRECTORY_FILE | FILE_NON_DIRECTORY_FILE) ||
-	    (c->attrs & ~CREATE_ATTRS_VALID) ||
-	    (c->share & ~(FILE_SHARE_READ | FILE_SHARE_WRITE |
-			  FILE_SHARE_DELETE)))
-		return STATUS_INVALID_PARAMETER;
-	if ((c->options & FILE_DIRECTORY_FILE) &&
-	    c->disposition != FILE_CREATE && c->disposition != FILE_OPEN &&
-	    c->disposition != FILE_OPEN_IF)
-		return STATUS_INVALID_PARAMETER;
-	/* §3.3.5.9: reserved option bits and options a server does not
-	 * offer over the network. */
-	if (c->options & (FILE_OPEN_BY_FILE_ID | FILE_RESERVE_OPFILTER))
-		return STATUS_NOT_SUPPORTED;
-	if (c->access & SMB2_ACCESS_RESERVED)
-		return STATUS_ACCESS_DENIED;
-	if (!c->access)
-		return STATUS_ACCESS_DENIED;
+	/* The contexts first: a durable reconnect takes its open as it is,
+	 * whatever the other fields say (§3.3.5.9.7; smbtorture
+	 * durable-open.reopen2 sets them all to junk). */
+	if (ctx_len) {
+		struct smb2_buf cb;
+
+		if (ctx_off < SMB2_HDR_LEN + 56 || ctx_off & 7 ||
+		    (size_t)ctx_off + ctx_len > w->cmd_len ||
+		    !sb_range(&w->msg, w->off + ctx_off, ctx_len, &cb))
+			return STATUS_INVALID_PARAMETER;
+		st = smb2_create_ctx_parse(&cb, &c->ctx);
+		if (st != STATUS_SUCCESS)
+			return st;
+	}
+	if (!(c->ctx.durable & (SMB2_DURABLE_DHNC | SMB2_DURABLE_DH2C))) {
+		st = create_check(c);
+		if (st != STATUS_SUCCESS)
+			return st;
+	}
 	/* The name, inside this command, from the header. */
 	if (name_len) {
 		if (name_off < SMB2_HDR_LEN + 56 ||
@@ -177,15 +203,6 @@ static uint32_t create_decode(struct smb2_work *w, struct smb2_buf *body,
 	st = smb2_path_from_wire(w->req, name.base, nlen, &c->path);
 	if (st != STATUS_SUCCESS)
 		return st;
-	if (ctx_len) {
-		struct smb2_buf cb;
-
-		if (ctx_off < SMB2_HDR_LEN + 56 || ctx_off & 7 ||
-		    (size_t)ctx_off + ctx_len > w->cmd_len ||
-		    !sb_range(&w->msg, w->off + ctx_off, ctx_len, &cb))
-			return STATUS_INVALID_PARAMETER;
-		return smb2_create_ctx_parse(&cb, &c->ctx);
-	}
 	return STATUS_SUCCESS;
 }
 
@@ -430,6 +447,32 @@ static uint32_t create_reply(struct smb2_work *w, struct create_req *c,
 	return STATUS_SUCCESS;
 }
 
+/*
+ * The answer for an open that exists already (a durable reconnect, a
+ * replayed CREATE): opened, at the oplock it holds, with its FileId;
+ * the access it was granted stands for the maximal one. Takes @o's
+ * reference.
+ */
+static uint32_t create_again(struct smb2_work *w, struct create_req *c,
+			     struct smb2_open *o)
+{
+	struct vfs_attr a;
+	uint32_t st;
+	int err;
+
+	err = vfs_getattr(o->obj, &a);
+	st = err ? smb2_status(SMB2_CREATE, err)
+		 : create_reply(w, c, o, FILE_OPENED, &a, o->access,
+				smb2_oplock_level(o));
+	if (st == STATUS_SUCCESS) {
+		w->fid_persistent = o->persistent;
+		w->fid_volatile = o->volatile_id;
+		w->have_fid = true;
+	}
+	smb2_open_put(o);
+	return st;
+}
+
 uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 {
 	struct smb2_tree *t = w->tree;
@@ -442,6 +485,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	struct state_file *sf;
 	bool stat_open;
 	bool created, base_made = false;
+	uint8_t oplock;
 	int err;
 
 	st = create_decode(w, body, &c);
@@ -449,8 +493,18 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		return st;
 	if (t->ipc)
 		return STATUS_OBJECT_NAME_NOT_FOUND; /* no named pipes */
-	if (c.ctx.reconnect)
-		return STATUS_OBJECT_NAME_NOT_FOUND; /* no durable handles */
+	st = smb2_durable_sort(w, &c.ctx, &o);
+	if (st != STATUS_SUCCESS)
+		return st;
+	if (o) { /* a replayed CREATE of a durable open: answered again */
+		c.ctx.durable_granted = atomic_load(&o->durable);
+		c.ctx.granted_timeout_ms = o->durable_timeout_ms;
+		return create_again(w, &c, o);
+	}
+	if (c.ctx.durable & (SMB2_DURABLE_DHNC | SMB2_DURABLE_DH2C)) {
+		st = smb2_durable_reconnect(w, &c.ctx, &o);
+		return st == STATUS_SUCCESS ? create_again(w, &c, o) : st;
+	}
 	if (c.ctx.timewarp)
 		return STATUS_OBJECT_NAME_NOT_FOUND; /* no snapshots */
 	if (export_cred_apply(&t->acc.cred))
@@ -677,9 +731,9 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 				    : STATUS_USER_SESSION_DELETED;
 		goto out_close;
 	}
-	st = create_reply(w, &c, o, action, &a, maximal,
-			  smb2_oplock_grant(w, o, c.oplock,
-					    stat_open));
+	oplock = smb2_oplock_grant(w, o, c.oplock, stat_open);
+	smb2_durable_grant(w, o, &c.ctx, oplock);
+	st = create_reply(w, &c, o, action, &a, maximal, oplock);
 	if (st != STATUS_SUCCESS)
 		goto out_close;
 	/* Related commands that follow name this open by the all-ones id. */

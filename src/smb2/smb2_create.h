@@ -27,10 +27,25 @@ struct smb2_create_ctx {
 	bool have_alloc;      /* AlSi */
 	uint64_t alloc_size;
 	bool timewarp;        /* TWrp: a snapshot (none here) */
-	bool reconnect;       /* DHnC / DH2C: a durable reconnect */
-	bool durable;         /* DHnQ / DH2Q asked (not granted, tier 2) */
 	bool lease;           /* RqLs asked (not granted, tier 2) */
+	/* Durable handles (smb2_durable.h): which of DHnQ, DH2Q, DHnC,
+	 * DH2C came (SMB2_DURABLE_* bits) and what they carry. */
+	uint8_t durable;
+	uint64_t dfid_persistent;    /* DHnC, DH2C: the open to reconnect */
+	uint64_t dfid_volatile;
+	uint32_t dtimeout_ms;        /* DH2Q: asked, 0 for the default */
+	uint32_t dflags;             /* DH2Q, DH2C: SMB2_DHANDLE_FLAG_* */
+	uint8_t create_guid[16];     /* DH2Q, DH2C */
+	/* what the CREATE answers (smb2_create_ctx_reply): DHnQ or DH2Q
+	 * granted, with this timeout */
+	uint8_t durable_granted;
+	uint32_t granted_timeout_ms;
 };
+
+#define SMB2_DURABLE_DHNQ 1u
+#define SMB2_DURABLE_DH2Q 2u
+#define SMB2_DURABLE_DHNC 4u
+#define SMB2_DURABLE_DH2C 8u
 
 /*
  * smb2_create_ctx_parse() - walk the chain of create contexts in @b (the

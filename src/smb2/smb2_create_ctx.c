@@ -123,12 +123,31 @@ uint32_t smb2_create_ctx_parse(struct smb2_buf *b, struct smb2_create_ctx *c)
 			c->sd = data;
 			break;
 		case CTX_DHNQ:
+			c->durable |= SMB2_DURABLE_DHNQ; /* 16 reserved bytes */
+			break;
 		case CTX_DH2Q:
-			c->durable = true;
+			/* Timeout, Flags, 8 reserved, CreateGuid */
+			if (!sb_get_u32(&data, &c->dtimeout_ms) ||
+			    !sb_get_u32(&data, &c->dflags) ||
+			    !sb_skip(&data, 8) ||
+			    !sb_get_bytes(&data, c->create_guid, 16))
+				return STATUS_INVALID_PARAMETER;
+			c->durable |= SMB2_DURABLE_DH2Q;
 			break;
 		case CTX_DHNC:
+			if (!sb_get_u64(&data, &c->dfid_persistent) ||
+			    !sb_get_u64(&data, &c->dfid_volatile))
+				return STATUS_INVALID_PARAMETER;
+			c->durable |= SMB2_DURABLE_DHNC;
+			break;
 		case CTX_DH2C:
-			c->reconnect = true;
+			/* FileId, CreateGuid, Flags */
+			if (!sb_get_u64(&data, &c->dfid_persistent) ||
+			    !sb_get_u64(&data, &c->dfid_volatile) ||
+			    !sb_get_bytes(&data, c->create_guid, 16) ||
+			    !sb_get_u32(&data, &c->dflags))
+				return STATUS_INVALID_PARAMETER;
+			c->durable |= SMB2_DURABLE_DH2C;
 			break;
 		case CTX_ALSI:
 			if (!sb_get_u64(&data, &c->alloc_size))
@@ -183,9 +202,9 @@ bool smb2_create_ctx_reply(struct smb2_buf *b, const struct smb2_create_ctx *c,
 			   uint32_t export_id)
 {
 	size_t prev = SIZE_MAX;
-	uint8_t mx[8], qf[32];
+	uint8_t mx[8], qf[32], dh[8];
 
-	if (!c->max_access && !c->query_id)
+	if (!c->max_access && !c->query_id && !c->durable_granted)
 		return true;
 	if (!sb_pad_to(b, 8, true))
 		return false;
@@ -203,5 +222,14 @@ bool smb2_create_ctx_reply(struct smb2_buf *b, const struct smb2_create_ctx *c,
 		if (!ctx_put(b, &prev, "QFid", qf, sizeof(qf)))
 			return false;
 	}
+	/* DHnQ: 8 reserved bytes; DH2Q: the timeout kept, no flags (no
+	 * handle here is persistent) (§2.2.14.2.3, §2.2.14.2.12) */
+	memset(dh, 0, sizeof(dh));
+	if (c->durable_granted == SMB2_DURABLE_DH2Q)
+		put_le32(dh, c->granted_timeout_ms);
+	if (c->durable_granted &&
+	    !ctx_put(b, &prev, c->durable_granted == SMB2_DURABLE_DH2Q ?
+			      "DH2Q" : "DHnQ", dh, sizeof(dh)))
+		return false;
 	return true;
 }

@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "smb2/smb2_chan.h"
+#include "smb2/smb2_durable.h"
 #include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
 #include "smb2/smb2_sign.h"
@@ -613,6 +614,9 @@ void smb2_stats_init(void)
 	(void)stats_value_add("smb2_trees", "SMB tree connects.", false,
 			      n_trees);
 	(void)stats_value_add("smb2_opens", "SMB opens.", false, n_opens);
+	(void)stats_value_add("smb2_durable_disconnected_opens", "SMB durable "
+			      "opens kept for a client to reconnect.", false,
+			      smb2_durable_idle);
 	(void)stats_value_add("smb2_credits", "SMB credits clients hold.",
 			      false, n_credits);
 	(void)stats_value_add("smb2_signed_bytes_total", "SMB message bytes "

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "core/req.h"
+#include "core/timer.h"
 #include "export/export.h"
 #include "smb2/smb2.h"
 #include "smb2/crypto.h"
@@ -264,7 +265,24 @@ struct smb2_open {
 	uint32_t ea_index;           /* FullEa enumeration: EAs returned */
 	/* Its oplock (smb2_oplock.c): set at CREATE, removed at close. */
 	struct state_grant *grant;
-	struct conn *grant_conn;     /* referenced while set: breaks go here */
+	/* referenced while set: breaks go here; for a durable open, under
+	 * the durable table's lock (a reconnect moves it) */
+	struct conn *grant_conn;
+
+	/* Durable handles (smb2_durable.c): 0, or SMB2_DURABLE_DHNQ or
+	 * _DH2Q once granted; the rest is set before it is. */
+	atomic_uchar durable;
+	uint32_t durable_timeout_ms;
+	uint8_t create_guid[16];     /* DH2Q's */
+	uint8_t client_guid[16];     /* the connection's ClientGuid */
+	uint32_t owner_uid;          /* Open.DurableOwner: the user */
+	char owner[64];
+	/* under the durable table's lock */
+	struct smb2_open *dnext;     /* chain by persistent id */
+	struct smb2_open *gnext;     /* chain by CreateGuid */
+	bool dlisted;
+	bool disconnected;           /* kept for a reconnect, in no session */
+	struct timer dtimer;         /* while disconnected: the scavenger */
 };
 
 /*
@@ -506,6 +524,9 @@ uint32_t smb2_cmd_ioctl(struct smb2_work *w, struct smb2_buf *body);
  */
 uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
 			  uint8_t requested, bool stat_open);
+/* smb2_oplock_level() - the oplock @o holds now (SMB2_OPLOCK_LEVEL_*). */
+uint8_t smb2_oplock_level(struct smb2_open *o);
+
 /* smb2_oplock_release() - @o's oplock goes (close). */
 void smb2_oplock_release(struct smb2_open *o);
 /*

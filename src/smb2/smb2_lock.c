@@ -46,14 +46,16 @@ struct lock_wait {
 };
 
 /*
- * Lock sequence verification (MS-SMB2 §3.3.5.14): on a connection that
- * could have resent the request over another channel (3.x with
- * multichannel; resilient and durable opens are not served), LockSequence
+ * Lock sequence verification (MS-SMB2 §3.3.5.14): for a durable open (a
+ * client may resend after a reconnect) and on a connection that could
+ * have resent the request over another channel (3.x with multichannel;
+ * resilient opens are not served), LockSequence
  * holds an index (1..64) and a 4-bit number; a request whose index holds
  * its number already was done before, and is answered success without
  * running again. lock_seq_index() is the index to use, 0 for none.
  */
-static unsigned int lock_seq_index(const struct smb2_work *w, uint32_t seq)
+static unsigned int lock_seq_index(const struct smb2_work *w,
+				   const struct smb2_open *o, uint32_t seq)
 {
 	uint32_t index = seq >> 4;
 	bool verify;
@@ -62,6 +64,7 @@ static unsigned int lock_seq_index(const struct smb2_work *w, uint32_t seq)
 	verify = w->conn->dialect >= SMB2_DIALECT_0300 &&
 		 (w->conn->server_caps & SMB2_GLOBAL_CAP_MULTI_CHANNEL);
 	pthread_mutex_unlock(&w->conn->mu);
+	verify = verify || atomic_load(&o->durable);
 	return verify && index >= 1 && index <= SMB2_LOCK_SEQUENCES ? index
 								     : 0;
 }
@@ -213,7 +216,7 @@ uint32_t smb2_cmd_lock(struct smb2_work *w, struct smb2_buf *body)
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
-	seq_index = lock_seq_index(w, seq);
+	seq_index = lock_seq_index(w, o, seq);
 	if (seq_index && lock_seq_replay(o, seq_index, seq))
 		goto out_reply;
 	h.id = o;

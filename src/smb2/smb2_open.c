@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * SMB2 opens (smb2_open.h): the per-session table by volatile id, and
- * what closing an open undoes. The FileId's persistent half is the
- * volatile one as well (no durable handles in tier 1), checked on every
- * lookup, so that a FileId from another open or session never matches.
+ * what closing an open undoes. The FileId's persistent half is unique
+ * over the process (a durable open keeps it across a reconnect,
+ * smb2_durable.c) and checked on every lookup, so that a FileId from
+ * another open or session never matches.
  *
  * The open registry: every live open of every session, so that a rename
  * of a directory can ask whether anything below it is open (Windows and
@@ -24,15 +25,26 @@
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "smb2/smb2_async.h"
 #include "smb2/smb2_chan.h"
+#include "smb2/smb2_durable.h"
 #include "smb2/smb2_path.h"
 #include "smb2/smb2_session.h"
 #include "smb2/smb2_stream.h"
 #include "state/file_state.h"
 #include "transport/transport.h"
 #include "vfs/vfs.h"
+
+static uint64_t persistent_salt;
+
+static void persistent_init(void)
+{
+	if (getrandom(&persistent_salt, sizeof(persistent_salt), 0) !=
+	    sizeof(persistent_salt))
+		persistent_salt = (uint64_t)(uintptr_t)&persistent_salt;
+}
 
 static uint32_t bucket(uint64_t v)
 {
@@ -94,7 +106,8 @@ bool smb2_open_any_below(struct vfs_obj *dir)
 	bool found = false;
 
 	/* The renaming open itself is one: nothing else is open. */
-	if (atomic_load_explicit(&smb2_n_opens, memory_order_relaxed) <= 1)
+	if (atomic_load_explicit(&smb2_n_opens, memory_order_relaxed) +
+		    smb2_durable_idle() <= 1)
 		return false;
 	t = malloc(sizeof(*t));
 	if (!t)
@@ -112,14 +125,33 @@ out_free:
 	return found;
 }
 
+/* A fresh FileId.Persistent: a counter from a random start, never 0 or
+ * all ones (scrambled: not guessable from another open's). */
+static uint64_t persistent_next(void)
+{
+	static atomic_uint_fast64_t next;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	uint64_t v;
+
+	(void)pthread_once(&once, persistent_init);
+	do {
+		v = atomic_fetch_add(&next, 1) * 0x9e3779b97f4a7c15ull ^
+		    persistent_salt;
+	} while (!v || v == UINT64_MAX);
+	return v;
+}
+
 int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 {
+	bool fresh = !o->persistent;
 	int ret = 0;
 	uint32_t b;
 
-	/* In the registry before a FileId exists, so that no close can
-	 * come first; out again below when the add fails. */
-	reg_link(o);
+	/* A new open: in the registry before a FileId exists, so that no
+	 * close can come first; out again below when the add fails. A
+	 * durable open taken back is in it already. */
+	if (fresh)
+		reg_link(o);
 	pthread_mutex_lock(&s->mu);
 	if (s->dead) {
 		ret = -ENOENT;
@@ -138,7 +170,8 @@ int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 		}
 	}
 	o->volatile_id = s->next_volatile++;
-	o->persistent = o->volatile_id;
+	if (!o->persistent)
+		o->persistent = persistent_next();
 	b = bucket(o->volatile_id);
 	o->hnext = s->opens[b];
 	s->opens[b] = o;
@@ -147,7 +180,7 @@ int smb2_open_add(struct smb2_session *s, struct smb2_open *o)
 	smb2_open_get(o); /* the table's */
 out_unlock:
 	pthread_mutex_unlock(&s->mu);
-	if (ret)
+	if (ret && fresh)
 		reg_unlink(o);
 	return ret;
 }
@@ -265,9 +298,6 @@ static int open_release(struct smb2_open *o)
 	if (mark)
 		state_delete_pending_set(o->sf, true);
 	del = state_share_release_last(o->sf, &h);
-	/* Its oplock last: a break waiting for this close ends, and the
-	 * opens it held back find the share gone. */
-	smb2_oplock_release(o);
 	if (del && o->stream) {
 		ret = smb2_stream_remove(o->obj, o->stream);
 	} else if (del) {
@@ -276,6 +306,10 @@ static int open_release(struct smb2_open *o)
 		ret = path ? smb2_path_remove(o->tree, path, o->obj) : -ENOMEM;
 		free(path);
 	}
+	/* Its oplock last: a break waiting for this close ends, and the
+	 * opens it held back find the share gone, and a file deleted on
+	 * close gone too (they run again at once). */
+	smb2_oplock_release(o);
 	return ret;
 }
 
@@ -296,6 +330,8 @@ int smb2_open_close(struct smb2_session *s, struct smb2_open *o)
 		ret = open_release(o);
 	if (linked)
 		smb2_open_put(o);
+	if (smb2_durable_forget(o))
+		smb2_open_put(o); /* the durable table's */
 	return ret;
 }
 
@@ -326,6 +362,34 @@ static void close_matching(struct smb2_session *s, struct smb2_tree *t)
 void smb2_open_close_all(struct smb2_session *s)
 {
 	close_matching(s, NULL);
+}
+
+void smb2_open_disconnect_all(struct smb2_session *s)
+{
+	struct smb2_open *o;
+	uint32_t b;
+
+	for (;;) {
+		o = NULL;
+		pthread_mutex_lock(&s->mu);
+		for (b = 0; s->opens && b < SMB2_OPEN_BUCKETS && !o; b++)
+			o = s->opens[b];
+		if (o)
+			smb2_open_get(o);
+		pthread_mutex_unlock(&s->mu);
+		if (!o)
+			return;
+		if (table_unlink(s, o)) {
+			/* kept for a reconnect (the durable table holds
+			 * it), or closed; what waited on it ends */
+			smb2_session_async_end_open(s, o);
+			if (!smb2_durable_keep(o))
+				smb2_open_close(s, o);
+			smb2_open_put(o); /* the session table's */
+		}
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): our reference */
+		smb2_open_put(o);
+	}
 }
 
 void smb2_open_close_tree(struct smb2_session *s, struct smb2_tree *t)

@@ -54,6 +54,13 @@ int smb2_open_close(struct smb2_session *s, struct smb2_open *o);
 /* smb2_open_close_all() - every open of @s (LOGOFF, connection gone). */
 void smb2_open_close_all(struct smb2_session *s);
 
+/*
+ * smb2_open_disconnect_all() - @s's connection is gone: its durable opens
+ * that hold their batch oplock are kept for a reconnect (smb2_durable.h),
+ * the others closed.
+ */
+void smb2_open_disconnect_all(struct smb2_session *s);
+
 /* smb2_open_close_tree() - every open of @s on tree @t (TREE_DISCONNECT). */
 void smb2_open_close_tree(struct smb2_session *s, struct smb2_tree *t);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "smb2/smb2_durable.h"
 #include "smb2/smb2_open.h"
 #include "smb2/smb2_seal.h"
 #include "smb2/smb2_session.h"
@@ -57,14 +58,15 @@ static uint8_t level_wire(uint32_t bits)
 }
 
 /*
- * Whether a break to @o's client leaves encrypted (§3.3.4.1.4): its
- * session or share requires it, or the client encrypts on that session.
+ * Whether a break to @o's client on tree @t leaves encrypted
+ * (§3.3.4.1.4): its session or share requires it, or the client encrypts
+ * on that session.
  */
-static bool break_sealed(struct smb2_open *o)
+static bool break_sealed(struct smb2_tree *t)
 {
-	struct smb2_session *s = o->tree->sess;
+	struct smb2_session *s = t->sess;
 
-	if (!o->tree->encrypt && !s->encrypt_data &&
+	if (!t->encrypt && !s->encrypt_data &&
 	    !atomic_load_explicit(&s->client_seals, memory_order_relaxed))
 		return false;
 	return smb2_session_seals(s);
@@ -75,7 +77,9 @@ static void send_break(struct state_grant *g, uint32_t from, uint32_t to,
 		       bool ack_needed)
 {
 	struct smb2_open *o = state_grant_arg(g);
-	struct req *m;
+	struct smb2_tree *t;
+	struct conn *c;
+	struct req *m = NULL;
 	uint8_t *p;
 	size_t n = SMB2_HDR_LEN + OPLOCK_BREAK_SIZE;
 
@@ -83,21 +87,27 @@ static void send_break(struct state_grant *g, uint32_t from, uint32_t to,
 	(void)ack_needed;
 	if (atomic_load(&o->dead))
 		return; /* closing: its close ends the break */
-	m = smb2_msg_start(o->grant_conn, n, SMB2_OPLOCK_BREAK, 0,
-			   SMB2_FLAGS_SERVER_TO_REDIR, UINT64_MAX, &p);
+	/* a durable open kept without its connection closes instead */
+	c = smb2_durable_break_to(o, &t);
+	if (c)
+		m = smb2_msg_start(c, n, SMB2_OPLOCK_BREAK, 0,
+				   SMB2_FLAGS_SERVER_TO_REDIR, UINT64_MAX, &p);
 	if (!m)
-		return; /* the connection is gone: the break times out */
+		goto out; /* the connection is gone: the break times out */
 	p += SMB2_HDR_LEN;
 	put_le16(p, OPLOCK_BREAK_SIZE);
 	p[2] = level_wire(to);
 	put_le64(p + 8, o->persistent);
 	put_le64(p + 16, o->volatile_id);
 	log_debug("smb2: oplock break of %s to %u", o->path, (unsigned)p[2]);
-	if (break_sealed(o) && smb2_reply_seal(m, o->tree->sess) < 0) {
-		transport_msg_free(m);
-		return; /* the break times out */
-	}
-	(void)transport_msg_send(m);
+	if (break_sealed(t) && smb2_reply_seal(m, t->sess) < 0)
+		transport_msg_free(m); /* the break times out */
+	else
+		(void)transport_msg_send(m);
+out:
+	if (c)
+		transport_conn_put(c);
+	smb2_tree_put(t);
 }
 
 static void grant_release(void *arg)
@@ -135,6 +145,12 @@ uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
 		return SMB2_OPLOCK_LEVEL_NONE;
 	}
 	return level_wire(may);
+}
+
+uint8_t smb2_oplock_level(struct smb2_open *o)
+{
+	return o->grant ? level_wire(state_grant_level(o->grant))
+			: SMB2_OPLOCK_LEVEL_NONE;
 }
 
 void smb2_oplock_release(struct smb2_open *o)

@@ -204,6 +204,9 @@ void smb2_session_teardown(struct smb2_session *s)
 	 * it go then); bound channels leave it as their connections
 	 * close. */
 	c = s->conn;
+	/* the connection may go before the session's last reference (a
+	 * durable open keeps it): nothing reaches it through here */
+	s->conn = NULL;
 	s->dead = true;
 	s->state = SMB2_SESS_EXPIRED;
 	trees = s->trees;

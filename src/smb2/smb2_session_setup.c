@@ -30,6 +30,7 @@
 #include "transport/transport.h"
 #include "smb2/auth/auth.h"
 #include "smb2/smb2_chan.h"
+#include "smb2/smb2_open.h"
 #include "smb2/smb2_session.h"
 
 /* The session's exchange, begun on its first SESSION_SETUP. */
@@ -139,8 +140,11 @@ static void previous_session_end(struct smb2_session *s, uint64_t prev)
 	same = old->state == SMB2_SESS_VALID && !old->anonymous &&
 	       !strcmp(old->user, s->user);
 	pthread_mutex_unlock(&old->mu);
-	if (same)
+	if (same) {
+		/* its durable opens wait for this client's reconnect */
+		smb2_open_disconnect_all(old);
 		smb2_session_teardown(old);
+	}
 	smb2_session_put(old);
 }
 
@@ -407,8 +411,12 @@ out_failed:
 uint32_t smb2_cmd_logoff(struct smb2_work *w, struct smb2_buf *body)
 {
 	(void)body;
-	/* The response is signed with the session's key, which the
-	 * teardown does not wipe (the last reference does). */
+	/* Durable opens outlive a LOGOFF as they outlive the connection:
+	 * the client may take them back from a new session (Samba does;
+	 * smbtorture durable-open.reopen4). The response is signed with
+	 * the session's key, which the teardown does not wipe (the last
+	 * reference does). */
+	smb2_open_disconnect_all(w->sess);
 	smb2_session_teardown(w->sess);
 	return sb_put_u16(&w->rsp, 4) && sb_put_u16(&w->rsp, 0)
 		       ? STATUS_SUCCESS

@@ -735,6 +735,22 @@ def smb2_seeds():
         , (smb2_hdr(10, 5, rel), lock(0, 10, 0x12))
         , (smb2_hdr(10, 6, rel), lock(0, 10, 0x4))
         , (smb2_hdr(6, 7, rel), close))
+    # durable handles: granted with a batch oplock (v1, then v2 twice with
+    # one CreateGuid), a reconnect of an unknown FileId; the end of the
+    # input keeps them for a reconnect
+    dh2q = smb2_ctx([(b"DH2Q", le32(1000) + le32(0) + b"\0" * 8 +
+                      b"G" * 16)])
+    s["durable"] = b"\3" + t + smb2_frame(
+        (smb2_hdr(5, 1), smb2_create("dur.txt", 5, 0x12019F, 0x40,
+                                     smb2_ctx([(b"DHnQ", b"\0" * 16)]),
+                                     oplock=9))
+        , (smb2_hdr(9, 2, rel), write(b"durable!"))) + smb2_frame(
+        (smb2_hdr(5, 3), smb2_create("dur.txt", 1, 0, 0,
+                                     smb2_ctx([(b"DHnC", b"\1" * 16)])))) + \
+        smb2_frame((smb2_hdr(5, 4), smb2_create("dur2.txt", 5, 0x12019F,
+                                                0x40, dh2q, oplock=9))) + \
+        smb2_frame((smb2_hdr(5, 5), smb2_create("dur3.txt", 5, 0x12019F,
+                                                0x40, dh2q, oplock=9)))
     s["dir-list"] = b"\5" + t + smb2_frame(
         (smb2_hdr(5, 1), smb2_create("sub", 1, 0x100081, 1))
         , (smb2_hdr(14, 2, rel), qdir("*"))

@@ -104,7 +104,7 @@ ST = {
     "STOPPED_ON_SYMLINK": 0x8000002D, "FILE_IS_A_DIRECTORY": 0xC00000BA,
     "FILE_TOO_LARGE": 0xC0000904, "EA_LIST_INCONSISTENT": 0x80000014,
     "INVALID_SECURITY_DESCR": 0xC0000079, "DISK_FULL": 0xC000007F,
-    "SHARING_VIOLATION": 0xC0000043,
+    "SHARING_VIOLATION": 0xC0000043, "DUPLICATE_OBJECTID": 0xC000022A,
 }
 ST_NAME = {v: k for k, v in ST.items()}
 
@@ -1389,6 +1389,134 @@ def t_multichannel():
     alive("multichannel")
 
 
+def dh_open(c, name, ctx, oplock=9, share=0, disposition=5):
+    body = bytearray(create_body(name, disposition, share=share, ctx=ctx))
+    body[3] = oplock
+    return c.call(CREATE, bytes(body))
+
+
+def dh2q(guid, timeout=0):
+    return (b"DH2Q", struct.pack("<II8s16s", timeout, 0, b"\0" * 8, guid))
+
+
+def ctx_data(r, tag):
+    """The data of response context @tag (its name is followed by 4 pad
+    bytes, then the data), or None."""
+    i = r.body.find(tag) if r is not None else -1
+    return None if i < 0 else r.body[i + 8:]
+
+
+def t_durable():
+    """Durable handles (MS-SMB2 3.3.5.9.6-.12, 3.3.7.1): granted only
+    with a batch oplock; a kept open is taken back by its FileId from a
+    new connection with its data, refused while still open, by a forged
+    FileId or a wrong CreateGuid; a conflicting open closes it; its
+    scavenger closes it; malformed and mixed contexts are refused."""
+    port = T.srv.port
+    dhnq = (b"DHnQ", b"\0" * 16)
+    a = logon(port)
+    r = dh_open(a, "dur1.dat", create_ctx([dhnq]))
+    check("durable_v1_granted", r is not None and r.status == 0 and
+          r.body[2] == 9 and ctx_data(r, b"DHnQ") is not None, repr(r))
+    fid = fid_of(r)
+    r2 = dh_open(a, "dur_none.dat", create_ctx([dhnq]), oplock=0)
+    check("durable_needs_batch", r2 is not None and r2.status == 0 and
+          ctx_data(r2, b"DHnQ") is None, repr(r2))
+    g = os.urandom(16)
+    expect("durable_mixed_versions",
+           a.status(CREATE, create_body("dur2.dat", 5,
+                                        ctx=create_ctx([dhnq, dh2q(g)]))),
+           "INVALID_PARAMETER")
+    expect("durable_dh2q_short",
+           a.status(CREATE, create_body("dur2.dat", 5, ctx=create_ctx(
+               [(b"DH2Q", b"\0" * 31)]))), "INVALID_PARAMETER")
+    expect("durable_dhnc_short",
+           a.status(CREATE, create_body("dur2.dat", 1, ctx=create_ctx(
+               [(b"DHnC", b"\0" * 8)]))), "INVALID_PARAMETER")
+    expect("durable_reconnect_while_open",
+           a.status(CREATE, create_body("dur1.dat", 1, ctx=create_ctx(
+               [(b"DHnC", fid)]))), "OBJECT_NAME_NOT_FOUND")
+    r = a.call(WRITE, write_body(fid, b"kept bytes"))
+    check("durable_write", r is not None and r.status == 0, repr(r))
+    # the connection goes: the open is kept for its client
+    a.close()
+    time.sleep(0.3)
+    b = logon(port)
+    expect("durable_reconnect_forged_fid",
+           b.status(CREATE, create_body("dur1.dat", 1, ctx=create_ctx(
+               [(b"DHnC", os.urandom(16))]))), "OBJECT_NAME_NOT_FOUND")
+    expect("durable_reconnect_v2_of_v1",
+           b.status(CREATE, create_body("dur1.dat", 1, ctx=create_ctx(
+               [(b"DH2C", fid + g + b"\0" * 4)]))),
+           "OBJECT_NAME_NOT_FOUND")
+    # every other field is junk: only the context counts (as Samba)
+    junk = bytearray(create_body("elsewhere.dat", 0x1234, access=0x5678,
+                                 options=0xFFFFFFFF, share=0xFF,
+                                 ctx=create_ctx([(b"DHnC", fid)])))
+    struct.pack_into("<I", junk, 4, 0x12345678)  # impersonation
+    r = b.call(CREATE, bytes(junk))
+    check("durable_reconnect", r is not None and r.status == 0 and
+          r.body[2] == 9 and fid_of(r)[:8] == fid[:8], repr(r))
+    if r is not None and r.status == 0:
+        fid2 = fid_of(r)
+        r = b.call(READ, read_body(fid2, 64))
+        check("durable_reconnect_keeps_data", r is not None and
+              r.status == 0 and r.body[16:26] == b"kept bytes", repr(r))
+        # kept again, then another open breaks it: it closes, the other
+        # open goes ahead, and the reconnect finds nothing
+        b.close()
+        time.sleep(0.3)
+        c = logon(port)
+        t0 = time.time()
+        r = c.call(CREATE, create_body("dur1.dat", 1, share=0))
+        check("durable_kept_open_yields", r is not None and
+              r.status == 0 and time.time() - t0 < 5, repr(r))
+        if r is not None and r.status == 0:
+            c.status(CLOSE, close_body(fid_of(r)))
+        expect("durable_reconnect_after_break",
+               c.status(CREATE, create_body("dur1.dat", 1, ctx=create_ctx(
+                   [(b"DHnC", fid2)]))), "OBJECT_NAME_NOT_FOUND")
+        c.close()
+    else:
+        b.close()
+    # version 2: timeout capped, CreateGuid unique, the scavenger
+    d = logon(port)
+    g = os.urandom(16)
+    r = dh_open(d, "dur3.dat", create_ctx([dh2q(g, 0xFFFFFFFF)]))
+    data = ctx_data(r, b"DH2Q")
+    check("durable_v2_granted_capped", data is not None and
+          struct.unpack_from("<I", data)[0] == 300000, repr(r))
+    fid3 = fid_of(r) if r is not None else None
+    r = dh_open(d, "dur4.dat", create_ctx([dh2q(g)]))
+    expect("durable_v2_duplicate_guid", r and r.status,
+           "DUPLICATE_OBJECTID")
+    # the same CREATE replayed (SMB2_FLAGS_REPLAY_OPERATION): its open
+    body = bytearray(create_body("dur3.dat", 5, share=0,
+                                 ctx=create_ctx([dh2q(g, 0xFFFFFFFF)])))
+    body[3] = 9
+    r = d.call(CREATE, bytes(body), flags=0x20000000)
+    check("durable_v2_replay_same_open", r is not None and r.status == 0 and
+          fid_of(r) == fid3 and ctx_data(r, b"DH2Q") is not None, repr(r))
+    g2 = os.urandom(16)
+    r = dh_open(d, "dur5.dat", create_ctx([dh2q(g2, 1000)]))
+    check("durable_v2_short_timeout", r is not None and r.status == 0 and
+          ctx_data(r, b"DH2Q") is not None, repr(r))
+    fid5 = fid_of(r) if r is not None else b"\0" * 16
+    d.close()
+    time.sleep(2.5)
+    e = logon(port)
+    expect("durable_v2_scavenged",
+           e.status(CREATE, create_body("dur5.dat", 1, ctx=create_ctx(
+               [(b"DH2C", fid5 + g2 + b"\0" * 4)]))),
+           "OBJECT_NAME_NOT_FOUND")
+    t0 = time.time()
+    r = e.call(CREATE, create_body("dur5.dat", 1, share=0))
+    check("durable_v2_scavenged_share_gone", r is not None and
+          r.status == 0 and time.time() - t0 < 1, repr(r))
+    e.close()
+    alive("durable")
+
+
 def t_parked_at_stop():
     """Leave a CREATE parked on an oplock break that its holder never
     answers (its client stops reading): SIGTERM must not wait for the
@@ -2200,6 +2328,7 @@ def main():
         t_acls(c)
         c.close()
         t_foreign_fid()
+        t_durable()
         check("passwd_untouched", os.stat("/etc/passwd").st_mtime <
               time.time() - 1, "changed just now")
         t_parked_at_stop()
