@@ -12,7 +12,7 @@
  *  - pmap_program, the port mapper nasd serves itself when no rpcbind
  *    runs (--portmap): portmap v2 (RFC 1833 §3) and rpcbind v3/v4
  *    (RFC 1833 §2) over TCP through the normal listeners, and over UDP
- *    through rpc/pmap_udp.h.
+ *    through rpc/rpc_udp.h.
  * Like rpcbind, pmap_program lets only privileged local callers (a
  * loopback address and a source port below 1024) SET and UNSET, and a
  * SET for a (program, version, netid) that is mapped to another address

@@ -27,7 +27,7 @@
 #include "nfs4/nfs4.h"
 #include "nlm/nlm.h"
 #include "rpc/pmap.h"
-#include "rpc/pmap_udp.h"
+#include "rpc/rpc_udp.h"
 #include "rpc/rpc.h"
 #include "rpc/rpcb_clnt.h"
 #include "server/control.h"
@@ -811,6 +811,44 @@ static int open_extra(const struct sockaddr_storage *nfs, unsigned int n,
 }
 
 /*
+ * NLM and NSM over UDP (rpc/rpc_udp.h) on @port of every listen address
+ * (0: the address's own port; nothing for an address whose port @port
+ * is, which the call with 0 covers), in the port map as @p (NULL: both
+ * programs). sm-notify sends SM_NOTIFY over UDP only; some lockds call
+ * over UDP. A port UDP cannot have is logged and left: locking over TCP
+ * does not need it.
+ */
+static void open_udp(const struct sockaddr_storage *nfs, unsigned int n,
+		     long port, const struct rpc_program *p)
+{
+	const uint32_t progs[] = { nlm_program.prog, nsm_program.prog };
+	struct sockaddr_storage b;
+	char spec[96];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (port && addr_port(&nfs[i]) == port)
+			continue;
+		if (!port && p)
+			continue;
+		with_port(&nfs[i], port ? (uint16_t)port : addr_port(&nfs[i]),
+			  spec, sizeof(spec));
+		ret = rpc_udp_open(spec, 0, progs, 2, &b);
+		if (ret < 0) {
+			log_warn("no NLM/NSM over udp %s: %s", spec,
+				 strerror(-ret));
+			continue;
+		}
+		log_info("listening on udp %s (NLM, NSM)", spec);
+		if (!p || p == &nlm_program)
+			pmap_add_program(&nlm_program, IPPROTO_UDP_PMAP, &b);
+		if (!p || p == &nsm_program)
+			pmap_add_program(&nsm_program, IPPROTO_UDP_PMAP, &b);
+	}
+}
+
+/*
  * NFS and MOUNT on every listen address, MOUNT also on the mountd port.
  * MOUNT's mountd-port entries go into the port map first, so that
  * portmap v2 (one port per program/version) points at them.
@@ -854,34 +892,44 @@ static int open_listeners(struct sockaddr_storage *nfs, unsigned int *nnfs)
 		pmap_add_program(&nlm_program, IPPROTO_TCP_PMAP, &nfs[i]);
 		pmap_add_program(&nsm_program, IPPROTO_TCP_PMAP, &nfs[i]);
 	}
+	/* over UDP too, the extra ports first in the port map */
+	open_udp(nfs, *nnfs, opt.nlm_port, &nlm_program);
+	if (opt.statd_port != opt.nlm_port)
+		open_udp(nfs, *nnfs, opt.statd_port, &nsm_program);
+	open_udp(nfs, *nnfs, 0, NULL);
 	return 0;
 }
 
-/* Serve program 100000 on port 111 of each listen address. */
+/* Serve program 100000 on port 111 of each listen address (TCP, and UDP
+ * once rpc_udp_start() runs). */
 static int start_portmapper(const struct sockaddr_storage *nfs,
-			    unsigned int n, char udp[][96], unsigned int *nudp)
+			    unsigned int n)
 {
+	const uint32_t prog = PMAP_PROGRAM;
+	char spec[96], done[MAX_SPECS][96];
 	struct sockaddr_storage b;
-	unsigned int i, j;
-	char spec[96];
+	unsigned int i, j, ndone = 0;
 	int ret;
 
 	rpc_register_program(&pmap_program);
-	*nudp = 0;
 	for (i = 0; i < n; i++) {
 		with_port(&nfs[i], PMAP_PORT, spec, sizeof(spec));
-		for (j = 0; j < *nudp; j++)
-			if (!strcmp(udp[j], spec))
+		for (j = 0; j < ndone; j++)
+			if (!strcmp(done[j], spec))
 				break;
-		if (j < *nudp)
+		if (j < ndone)
 			continue;
 		ret = listen_one(spec, 0, &b);
 		if (ret < 0)
 			return ret;
-		/* spec is a char[96] too */
-		(void)snprintf(udp[(*nudp)++], 96, "%s", spec);
+		memcpy(done[ndone++], spec, sizeof(spec));
 		pmap_add_program(&pmap_program, IPPROTO_TCP_PMAP, &b);
-		pmap_add_program(&pmap_program, IPPROTO_UDP_PMAP, &b);
+		ret = rpc_udp_open(spec, 0, &prog, 1, &b);
+		if (ret < 0)
+			log_warn("port mapper on udp %s: %s", spec,
+				 strerror(-ret));
+		else
+			pmap_add_program(&pmap_program, IPPROTO_UDP_PMAP, &b);
 	}
 	return 0;
 }
@@ -1002,14 +1050,12 @@ static void pool_trim_fire(struct timer *t)
 
 int main(int argc, char **argv)
 {
-	static char udp[MAX_SPECS][96];
 	struct sockaddr_storage nfs[MAX_SPECS];
 	struct transport_limits lim;
 	struct export_table *t;
-	unsigned int nnfs = 0, nudp = 0, i;
+	unsigned int nnfs = 0;
 	pthread_t sig_thread;
 	static sigset_t set;
-	bool own_pmap = false;
 	char err[512];
 	int ret;
 
@@ -1105,9 +1151,8 @@ int main(int argc, char **argv)
 	ret = rpcb_register();
 	if (ret < 0 && opt.portmap &&
 	    (ret == -ECONNREFUSED || ret == -ENOENT || ret == -ETIMEDOUT)) {
-		if (start_portmapper(nfs, nnfs, udp, &nudp) < 0)
+		if (start_portmapper(nfs, nnfs) < 0)
 			return 1;
-		own_pmap = true;
 		log_info("serving the port mapper (100000) on port 111");
 	} else if (ret < 0) {
 		log_warn("no port mapper registration (%s)%s", strerror(-ret),
@@ -1159,12 +1204,9 @@ int main(int argc, char **argv)
 	}
 	if (control_start() < 0)
 		log_warn("cannot start the control thread; no statistics");
-	for (i = 0; own_pmap && i < nudp; i++) {
-		ret = pmap_udp_start(udp[i]);
-		if (ret < 0)
-			log_warn("port mapper on udp %s: %s", udp[i],
-				 strerror(-ret));
-	}
+	ret = rpc_udp_start();
+	if (ret < 0)
+		log_warn("rpc over udp: %s", strerror(-ret));
 	log_info("nasd %s started (pid %d)", "0.1.0", (int)getpid());
 	log_exports(t);
 

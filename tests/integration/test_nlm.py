@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""NLM (100021 v4, v3) and NSM (100024) against nasd, in raw RPC over TCP.
+"""NLM (100021 v4, v3) and NSM (100024) against nasd, in raw RPC over TCP
+and UDP.
 
 A listener of the test's own plays the client's side: one TCP port that
 answers the port mapper's GETPORT (for 100021 and 100024: itself), NLM
@@ -17,7 +18,9 @@ client release its locks; NLM and NFSv4 locks and shares on one file, and
 no NFSv4 delegation while an NLM lock of another client is held; hostile
 arguments are GARBAGE_ARGS; after a
 restart: SM_NOTIFY reaches the listener, a new LOCK is DENIED_GRACE_PERIOD
-and a reclaim is GRANTED; after grace a reclaim is refused.
+and a reclaim is GRANTED; after grace a reclaim is refused. Over UDP:
+the same lock table, a retransmission answered from the DRC, SM_NOTIFY,
+no NFS, hostile datagrams dropped.
 
 usage: test_nlm.py NASD
 """
@@ -35,7 +38,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nt_nfs3 import Client, Dec, Harness, free_port  # noqa: E402
-from hostile import opaque, u32, recv_record, record  # noqa: E402
+from hostile import (opaque, u32, recv_record, record,  # noqa: E402
+                     auth_sys, call_msg, parse_reply)
 from nt_nfs3 import u64  # noqa: E402
 
 NLM, NSM = 100021, 100024
@@ -324,6 +328,118 @@ def cross_nfs4(h, port, a, b, root, exp):
     v4.close_conn()
 
 
+class Udp:
+    """RPC calls in datagrams (RFC 5531 section 10), as sm-notify and a
+    UDP lockd send them."""
+
+    def __init__(self, port):
+        self.port = port
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.settimeout(2.0)
+        self.cred = auth_sys(machine=b"nasd-udp", uid=0, gid=0)
+
+    def send(self, msg):
+        self.s.sendto(msg, ("127.0.0.1", self.port))
+
+    def recv(self, xid):
+        """The reply to @xid, or None when none came within 2 s."""
+        while True:
+            try:
+                data = self.s.recv(65536)
+            except socket.timeout:
+                return None
+            r = parse_reply(data)
+            if r["xid"] == xid:
+                r["raw"] = data
+                return r
+
+    def call(self, prog, proc, args=b"", vers=4, xid=None):
+        xid, msg = call_msg(prog, vers, proc, args, cred=self.cred, xid=xid)
+        self.send(msg)
+        return self.recv(xid)
+
+    def st(self, proc, args, vers=4):
+        r = self.call(NLM, proc, args, vers)
+        if r is None or r["kind"] != "SUCCESS":
+            return r and r["kind"]
+        d = Dec(r["body"])
+        d.opaque()
+        return d.u32()
+
+    def close(self):
+        self.s.close()
+
+
+def udp(h, port, a, fh):
+    """NLM and NSM over UDP, on the NFS port (as registered): the same
+    lock table as over TCP, a retransmitted LOCK answered from the
+    duplicate request cache, SM_NOTIFY (which sm-notify sends over UDP
+    only) releasing the rebooted host's locks; NFS is not served over
+    UDP; hostile datagrams are dropped and the server lives on."""
+    u = Udp(port)
+    try:
+        r = u.call(NLM, 0)
+        h.eq("udp_nlm_null", "SUCCESS", r and r["kind"])
+        r = u.call(NSM, 0, vers=1)
+        h.eq("udp_nsm_null", "SUCCESS", r and r["kind"])
+        host = b"udp-host"
+        h.eq("udp_lock_granted", GRANTED_ST,
+             u.st(LOCK, lockargs(fh, b"U", 41, 4000, 10, caller=host)))
+        h.eq("udp_lock_seen_over_tcp", DENIED,
+             a.st(TEST, testargs(fh, b"A", 11, 4005, 1)))
+        # a LOCK datagram sent again (same xid) after its lock went and
+        # another owner took the range: the first reply (GRANTED), byte
+        # for byte, from the duplicate request cache, not a new DENIED
+        xid, msg = call_msg(NLM, 4, LOCK, lockargs(fh, b"U2", 42, 4100, 10,
+                                                   caller=host),
+                            cred=u.cred, xid=0x5eed0001)
+        u.send(msg)
+        r1 = u.recv(xid)
+        h.eq("udp_unlock_first", GRANTED_ST,
+             u.st(UNLOCK, unlockargs(fh, b"U2", 42, 4100, 10, caller=host)))
+        h.eq("tcp_takes_range", GRANTED_ST,
+             a.st(LOCK, lockargs(fh, b"A", 11, 4100, 10)))
+        u.send(msg)
+        r2 = u.recv(xid)
+        h.check("udp_retransmit_same_reply", r1 is not None and
+                r2 is not None and r1["raw"] == r2["raw"],
+                f"{r1!r} {r2!r}")
+        h.eq("tcp_gives_range_back", GRANTED_ST,
+             a.st(UNLOCK, unlockargs(fh, b"A", 11, 4100, 10)))
+        h.eq("udp_lock_again", GRANTED_ST,
+             u.st(LOCK, lockargs(fh, b"U2", 42, 4100, 10, caller=host)))
+        h.eq("udp_v3_test_denied", DENIED,
+             u.st(TEST, testargs(fh, b"V", 43, 4000, 1, v4=False,), vers=3))
+        h.eq("udp_unlock", GRANTED_ST,
+             u.st(UNLOCK, unlockargs(fh, b"U", 41, 4000, 10, caller=host)))
+        h.eq("udp_unlocked_seen_over_tcp", GRANTED_ST,
+             a.st(TEST, testargs(fh, b"A", 11, 4000, 10)))
+        # sm-notify: the host rebooted, its other lock goes
+        r = u.call(NSM, SM_NOTIFY, opaque(host) + u32(7), vers=1)
+        h.eq("udp_sm_notify_void", ("SUCCESS", b""),
+             (r and r["kind"], r and r["body"]))
+        h.eq("udp_sm_notify_released", GRANTED_ST,
+             a.st(TEST, testargs(fh, b"A", 11, 4100, 10)))
+        # NFS is TCP only: no answer over UDP; nor to hostile datagrams
+        r = u.call(100003, 0, vers=3)
+        h.eq("udp_nfs_not_served", None, r)
+        for name, dgram in (
+                ("empty", b""), ("short", b"\x00" * 7),
+                ("reply_type", u32(0x77) + u32(1) + u32(0) * 6),
+                ("huge_opaque", call_msg(NLM, 4, LOCK, u32(0xFFFFFFF0),
+                                         cred=u.cred, xid=0x5eed0002)[1]),
+                ("truncated_lock", call_msg(NLM, 4, LOCK, lockargs(
+                    fh, b"X", 1, 0, 1)[:-5], cred=u.cred,
+                    xid=0x5eed0003)[1])):
+            u.send(dgram)
+        r = u.recv(0x5eed0003)
+        h.eq("udp_truncated_garbage_args", "GARBAGE_ARGS", r and r["kind"])
+        r = u.call(NLM, 0)
+        h.eq("udp_alive_after_hostile", "SUCCESS", r and r["kind"])
+    finally:
+        u.close()
+
+
 def run(h, port, lis, exp):
     a = Nlm(port)
     b = Nlm(port)
@@ -501,6 +617,8 @@ def run(h, port, lis, exp):
          a.nlm(SHARE, shareargs(fh, b"S", 0, 1), vers=1)["kind"])
     h.eq("proc_hole_unavail", "PROC_UNAVAIL", a.nlm(17, b"")["kind"])
     h.eq("nlm_v2_mismatch", "PROG_MISMATCH", a.nlm(0, b"", vers=2)["kind"])
+
+    udp(h, port, a, fh)
 
     # leave one lock held by the monitored client for the restart
     h.eq("lock_for_restart", GRANTED_ST,

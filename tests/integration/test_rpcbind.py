@@ -121,6 +121,14 @@ def case_only(h, c, tmp, port):
     h.check("only_nlm4_status1_registered",
             lookup(mine, NLM, 4) is not None and
             lookup(mine, NSM, 1) is not None, f"{ours_in(d)}")
+    # sm-notify sends SM_NOTIFY over UDP only: NSM and NLM on UDP too,
+    # NFS and MOUNT not (nasd serves them over TCP only)
+    h.check("only_nlm4_status1_udp_registered",
+            lookup(mine, NLM, 4, "udp") is not None and
+            lookup(mine, NSM, 1, "udp") is not None, f"{ours_in(d)}")
+    h.check("only_no_nfs_mount_udp",
+            lookup(mine, NFS, 3, "udp") is None and
+            lookup(mine, MOUNT, 3, "udp") is None, f"{ours_in(d)}")
     h.eq("only_every_entry_at_nasd", sorted(ours_in(d)), sorted(mine))
     if m:
         h.eq("only_count_matches_dump", int(m.group(2)), len(mine))
@@ -130,6 +138,8 @@ def case_only(h, c, tmp, port):
     # portmap v2 clients (rpcinfo -p, libnfs) see the same entries.
     h.eq("only_pmap_v2_getport_nfs3", port, rpcb.pmap_getport(NFS, 3))
     h.eq("only_pmap_v2_getport_mount3", port, rpcb.pmap_getport(MOUNT, 3))
+    h.eq("only_pmap_v2_getport_status1_udp", port,
+         rpcb.pmap_getport(NSM, 1, prot=17))
     h.stop()
     d = c.dump()
     h.eq("only_all_removed_on_exit", [], ours_in(d))
