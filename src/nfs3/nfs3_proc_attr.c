@@ -19,11 +19,15 @@ void nfs3_proc_getattr(struct rpc_call *call, const void *args, void *res)
 	r->status = nfs3_resolve(call, NFSPROC3_GETATTR, &ctx, &a->object, &o);
 	if (r->status)
 		goto out_ctx;
-	/* an NFSv4 write delegation holds the size and times: recalled
-	 * (JUKEBOX meanwhile) */
-	err = state_grant_break_op(o, STATE_OP_GETATTR);
-	if (!err)
-		err = vfs_getattr(o, &va);
+	/* an NFSv4 write delegation holds the size and times: its holder
+	 * is asked (CB_GETATTR, on a worker), or it is recalled (JUKEBOX
+	 * meanwhile) */
+	err = state_grant_vfs_getattr(o, NULL, call->req->nowait, &va);
+	if (err == -EINPROGRESS) {
+		call->req->defer = true;
+		vfs_obj_put(o);
+		goto out_ctx;
+	}
 	r->status = nfs3_status(NFSPROC3_GETATTR, err);
 	if (!err)
 		nfs3_fattr3_from_vfs(&r->obj_attributes, &va);

@@ -16,6 +16,8 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 {
 	const struct GETATTR4args *a = args;
 	struct GETATTR4resok *r = res;
+	struct vfs_attr va;
+	bool have_va = false;
 	int err;
 
 	/* time_access_set and time_modify_set cannot be read (RFC 8881
@@ -23,14 +25,29 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 	if (nfs4_attr_any(&a->attr_request, NFS4_ATTR_WRITE_ONLY))
 		return NFS4ERR_INVAL;
 	r->attr_request = a->attr_request;
-	/* another client's write delegation holds the size and times: it
-	 * is recalled (DELAY meanwhile) instead of asked with CB_GETATTR */
-	if (c->cur.obj && state_grant_any() &&
-	    state_grant_break_key(c->cur.obj, STATE_OP_GETATTR,
-				  nfs4_grant_key(c)))
-		return NFS4ERR_DELAY;
+	/* another client's write delegation holds the size and times: its
+	 * holder is asked with CB_GETATTR (on a worker), or it is recalled
+	 * (DELAY meanwhile) */
+	if (c->cur.obj && !c->cur.pseudo && state_grant_any()) {
+		err = state_grant_vfs_getattr(c->cur.obj, nfs4_grant_key(c),
+					      c->call->req->nowait, &va);
+		if (err == -EINPROGRESS) {
+			c->call->req->defer = true;
+			return NFS4_OK;
+		}
+		if (err == -EAGAIN)
+			return NFS4ERR_DELAY;
+		if (err)
+			return nfs4_status(OP_GETATTR, err);
+		have_va = true;
+	}
 	err = nfs4_attr_fill(c, &c->cur, &a->attr_request, &r->src);
-	return err ? nfs4_status(OP_GETATTR, err) : NFS4_OK;
+	if (err)
+		return nfs4_status(OP_GETATTR, err);
+	/* the holder's size, and times it moved */
+	if (have_va)
+		r->src.va.size = va.size;
+	return NFS4_OK;
 }
 
 /*

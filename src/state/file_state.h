@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vfs_attr;
 struct vfs_obj;
 struct state_file;
 
@@ -416,6 +417,12 @@ struct state_grant_ops {
 	/* Optional: @g is freed (after state_grant_remove and the last
 	 * break sent); @arg is the holder's again. */
 	void (*release)(void *arg);
+	/* Optional: ask the holder of @g for the size and change it caches
+	 * (NFSv4 CB_GETATTR), for an access that only reads attributes,
+	 * instead of breaking the grant; the answer comes through
+	 * state_grant_attrs_done(). False when it cannot be asked (the
+	 * grant is broken then). No state lock held; must not block. */
+	bool (*send_getattr)(struct state_grant *g);
 };
 
 /* An accessor (state_grant_break). */
@@ -506,6 +513,49 @@ int state_grant_break_op(struct vfs_obj *obj, enum state_grant_op op);
 int state_grant_break_key(struct vfs_obj *obj, enum state_grant_op op,
 			  const void *key);
 
+/* What the holder of a write grant said of the file (CB_GETATTR). */
+struct state_grant_attrs {
+	bool valid;              /* a holder answered */
+	bool modified;           /* it changed the file since the grant */
+	uint64_t size;           /* the size it has */
+};
+
+/*
+ * state_grant_getattr() - someone whose own grants carry @key (NULL:
+ * none) reads the size and times of @obj (a GETATTR). The write grants
+ * of others that can be asked (ops.send_getattr) are asked for what they
+ * cache rather than broken, and waited for up to @wait_ms; those that
+ * cannot, or do not answer in time, are broken (as
+ * state_grant_break_key(STATE_OP_GETATTR)).
+ * Returns 0 with @out (valid when a holder answered; nothing to know
+ * otherwise), -EINPROGRESS when @wait_ms is 0 and a holder would be
+ * asked (run it again where it may block), -EAGAIN while a grant is
+ * being broken (retry later: DELAY, JUKEBOX).
+ */
+int state_grant_getattr(struct vfs_obj *obj, const void *key,
+			uint32_t wait_ms, struct state_grant_attrs *out);
+
+/*
+ * state_grant_attrs_done() - the holder of @g answered the question of
+ * state_grant_getattr() (@ok false: it failed; @a is then unused).
+ */
+void state_grant_attrs_done(struct state_grant *g, bool ok,
+			    const struct state_grant_attrs *a);
+
+/* How long a GETATTR waits for a write grant's holder to answer. */
+#define STATE_GRANT_ATTR_WAIT_MS 100
+
+/*
+ * state_grant_vfs_getattr() - vfs_getattr() of @obj for someone whose
+ * grants carry @key, as another client's write grant lets it be seen:
+ * its holder is asked (state_grant_getattr, on a thread that may block:
+ * -EINPROGRESS when @nowait), and when it changed the file the file's
+ * mtime is set to now and the size is the holder's. -EAGAIN while a
+ * grant is being recalled instead.
+ */
+int state_grant_vfs_getattr(struct vfs_obj *obj, const void *key,
+			    bool nowait, struct vfs_attr *va);
+
 /* state_grant_any() - does any grant exist anywhere? One atomic load. */
 bool state_grant_any(void);
 
@@ -549,6 +599,7 @@ struct state_grant_counts {
 	uint64_t acked;          /* breaks ended by acknowledgement or removal */
 	uint64_t revoked;        /* breaks that timed out */
 	uint64_t waits;          /* accessors told to wait */
+	uint64_t asked;          /* holders asked for attributes */
 };
 
 void state_grant_counts(struct state_grant_counts *out);

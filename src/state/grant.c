@@ -24,11 +24,15 @@
  * free one under the protocol's send_break.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "core/stats.h"
 #include "core/timer.h"
 #include "state/file_state_int.h"
+#include "vfs/vfs.h"
 
 /* Breaks sent by one state_grant_break() call, at most. */
 #define SEND_MAX 16
@@ -50,6 +54,10 @@ struct state_grant {
 	uint32_t to;                   /* breaking: what it was told to keep */
 	uint32_t want;                 /* breaking: what it must end with */
 	struct timer timer;
+	/* state_grant_getattr(): questions asked and answered (f->mu) */
+	uint32_t ga_asked, ga_answered;
+	bool ga_ok;
+	struct state_grant_attrs ga;
 };
 
 /* A break to send once the mutex is dropped. */
@@ -61,6 +69,9 @@ struct send {
 
 static atomic_uint g_grants;
 static atomic_ullong g_granted, g_breaks, g_acked, g_revoked, g_waits;
+static atomic_ullong g_asked;
+/* answers to state_grant_getattr()'s questions, with the file's mu */
+static pthread_cond_t ga_cv = PTHREAD_COND_INITIALIZER;
 
 static void grant_put(struct state_grant *g)
 {
@@ -149,9 +160,10 @@ static uint32_t keep(const struct state_grant *g, uint32_t level,
 			return 0;
 		case STATE_OP_READ:
 		case STATE_OP_GETATTR:
-			/* a write delegation's holder has the size and times
-			 * (RFC 8881 §10.4.3: recalled rather than asked with
-			 * CB_GETATTR) */
+			/* a write delegation's holder has the data, the size
+			 * and the times: a READ recalls it; a GETATTR asks
+			 * it first when it can be (state_grant_getattr, RFC
+			 * 8881 §10.4.3: CB_GETATTR) */
 			return (level & STATE_GRANT_W) ? 0 : k;
 		default:
 			return 0;
@@ -486,6 +498,148 @@ int state_grant_break_key(struct vfs_obj *obj, enum state_grant_op op,
 	return state_grant_break_obj(obj, &ask, NULL);
 }
 
+/* The first grant on @f (f->mu held) that @ask would break, or NULL. */
+static struct state_grant *first_conflict(struct state_file *f,
+					  const struct state_grant_ask *ask)
+{
+	struct state_link *l;
+
+	for (l = f->grants.next; l != &f->grants; l = l->next) {
+		struct state_grant *g =
+			state_container_of(l, struct state_grant, link);
+
+		if (g->level && !is_own(g, ask) &&
+		    (g->level & ~keep(g, g->level, ask, false)))
+			return g;
+	}
+	return NULL;
+}
+
+/* Wait (f->mu held) until question @n of @g is answered or @wait_ms
+ * pass; true when it was, with the answer in @out. */
+static bool ga_wait(struct state_grant *g, uint32_t n, uint32_t wait_ms,
+		    struct state_grant_attrs *out)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += wait_ms / 1000;
+	until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while ((int32_t)(g->ga_answered - n) < 0 && !g->removed &&
+	       !g->breaking) {
+		if (pthread_cond_timedwait(&ga_cv, &g->f->mu, &until))
+			break;
+	}
+	if ((int32_t)(g->ga_answered - n) < 0 || !g->ga_ok || g->removed ||
+	    g->breaking)
+		return false;
+	*out = g->ga;
+	out->valid = true;
+	return true;
+}
+
+/** state_grant_getattr() - see file_state.h. */
+int state_grant_getattr(struct vfs_obj *obj, const void *key,
+			uint32_t wait_ms, struct state_grant_attrs *out)
+{
+	struct state_grant_ask ask = { .op = STATE_OP_GETATTR, .key = key };
+	struct state_grant *g;
+	struct state_file *f;
+	bool asked, send;
+	uint32_t n;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!atomic_load_explicit(&g_grants, memory_order_relaxed))
+		return 0;
+	f = state_file_find(obj);
+	if (!f)
+		return 0;
+	pthread_mutex_lock(&f->mu);
+	g = first_conflict(f, &ask);
+	if (!g || g->breaking || !g->ops->send_getattr) {
+		/* none; a break on already; one that cannot be asked */
+		pthread_mutex_unlock(&f->mu);
+		ret = g ? state_grant_break(f, &ask, NULL) : 0;
+		state_file_put(f);
+		return ret;
+	}
+	if (!wait_ms) {
+		pthread_mutex_unlock(&f->mu);
+		state_file_put(f);
+		return -EINPROGRESS;
+	}
+	/* one question at a time: a later asker waits for the one out, if
+	 * it was asked after this access began (it was: it is out now) */
+	send = g->ga_asked == g->ga_answered;
+	if (send)
+		g->ga_asked++;
+	n = g->ga_asked;
+	atomic_fetch_add(&g->refs, 1);
+	pthread_mutex_unlock(&f->mu);
+	asked = !send || g->ops->send_getattr(g);
+	pthread_mutex_lock(&f->mu);
+	if (send) {
+		atomic_fetch_add(&g_asked, 1);
+		if (!asked && g->ga_answered != n) {
+			g->ga_answered = n;
+			g->ga_ok = false;
+			pthread_cond_broadcast(&ga_cv);
+		}
+	}
+	asked = asked && ga_wait(g, n, wait_ms, out);
+	pthread_mutex_unlock(&f->mu);
+	grant_put(g);
+	/* not asked, no answer in time: the grant is recalled instead */
+	if (!asked)
+		ret = state_grant_break(f, &ask, NULL);
+	state_file_put(f);
+	return ret;
+}
+
+/** state_grant_attrs_done() - see file_state.h. */
+void state_grant_attrs_done(struct state_grant *g, bool ok,
+			    const struct state_grant_attrs *a)
+{
+	struct state_file *f = g->f;
+
+	pthread_mutex_lock(&f->mu);
+	if (g->ga_answered != g->ga_asked) {
+		g->ga_answered = g->ga_asked;
+		g->ga_ok = ok;
+		if (ok)
+			g->ga = *a;
+		pthread_cond_broadcast(&ga_cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+/** state_grant_vfs_getattr() - see file_state.h. */
+int state_grant_vfs_getattr(struct vfs_obj *obj, const void *key,
+			    bool nowait, struct vfs_attr *va)
+{
+	struct state_grant_attrs ga;
+	int err;
+
+	err = state_grant_getattr(obj, key,
+				  nowait ? 0 : STATE_GRANT_ATTR_WAIT_MS, &ga);
+	if (err)
+		return err;
+	/* RFC 8881 §10.4.3: the times move when the holder changed the
+	 * file (knfsd sets them the same way); a failure leaves the old
+	 * times, the size is the holder's all the same */
+	if (ga.valid && ga.modified)
+		(void)vfs_mark_modified(obj);
+	err = vfs_getattr(obj, va);
+	if (!err && ga.valid && ga.modified)
+		va->size = ga.size;
+	return err;
+}
+
 /** state_grant_any() - see file_state.h. */
 bool state_grant_any(void)
 {
@@ -597,6 +751,8 @@ void state_grant_remove(struct state_grant *g)
 	f->ngrants--;
 	state_file_settle(f);
 	w = waiters_take(f);
+	if (g->ga_asked != g->ga_answered)
+		pthread_cond_broadcast(&ga_cv); /* its askers stop waiting */
 	pthread_mutex_unlock(&f->mu);
 	atomic_fetch_sub(&g_grants, 1);
 	wake_all(w);
@@ -613,6 +769,7 @@ void state_grant_counts(struct state_grant_counts *out)
 	out->acked = atomic_load(&g_acked);
 	out->revoked = atomic_load(&g_revoked);
 	out->waits = atomic_load(&g_waits);
+	out->asked = atomic_load(&g_asked);
 }
 
 static uint64_t v_grants(void)
@@ -640,6 +797,11 @@ static uint64_t v_waits(void)
 	return atomic_load(&g_waits);
 }
 
+static uint64_t v_asked(void)
+{
+	return atomic_load(&g_asked);
+}
+
 /** state_grant_stats_init() - see file_state.h. */
 void state_grant_stats_init(void)
 {
@@ -655,4 +817,8 @@ void state_grant_stats_init(void)
 	(void)stats_value_add("grant_waits_total", "Requests that waited "
 			      "for (or were told to retry after) a break.",
 			      true, v_waits);
+	(void)stats_value_add("grant_attr_queries_total", "Holders of write "
+			      "grants asked for the size and change they "
+			      "cache (CB_GETATTR) instead of a recall.", true,
+			      v_asked);
 }

@@ -237,6 +237,23 @@ int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
 	return setattr_times(o, sa);
 }
 
+int vfs_mark_modified(struct vfs_obj *o)
+{
+	const struct timespec ts[2] = {
+		{ .tv_sec = 0, .tv_nsec = UTIME_OMIT },
+		{ .tv_sec = 0, .tv_nsec = UTIME_NOW },
+	};
+	struct vfs_root_save rs;
+	int ret = 0;
+
+	VFS_FAULT(VFS_OP_SETATTR);
+	vfs_root_enter(&rs);
+	if (utimensat(o->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	vfs_root_leave(&rs);
+	return ret;
+}
+
 int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
 {
 	bool r = false, w = false, x = false;

@@ -242,6 +242,14 @@ int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr);
 int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa);
 
 /*
+ * vfs_mark_modified() - set @o's mtime (so its ctime and change too) to
+ * now, with the server's credentials: the holder of a write delegation
+ * said it changed the file (CB_GETATTR, RFC 8881 §10.4.3), which others
+ * must see before its data comes back. Returns 0 or -errno.
+ */
+int vfs_mark_modified(struct vfs_obj *o);
+
+/*
  * vfs_lookup() - the entry @name (not NUL-terminated, @len bytes) of
  * directory @dir, never following a symlink. "." is @dir itself and ".."
  * at the export root is the root. Names with '/' or NUL are -EINVAL (or

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: a client's reply to the server's CB_COMPOUND
- * (CB_SEQUENCE, CB_RECALL) on the NFSv4.1 back channel
- * (nfs4_bc_recall_reply(), src/nfs4/state/backchannel.c): the RPC reply
- * header, then CB_COMPOUND4res (RFC 8881 §20.2, §20.9).
+ * (CB_SEQUENCE, CB_RECALL or CB_GETATTR) on the NFSv4.1 back channel or
+ * the 4.0 callback path (nfs4_cb_reply(), src/nfs4/state/backchannel.c):
+ * the RPC reply header, then CB_COMPOUND4res (RFC 8881 §20.2, §20.9,
+ * §20.1: CB_GETATTR's fattr4 of change and size).
  *
  * Input: the reply record as it arrives on the connection. The parser
  * must read only what it is given, answer a status for any input, and
@@ -36,6 +37,25 @@ static int skip(size_t n, size_t *o, size_t k)
 	return 1;
 }
 
+/* A CB_GETATTR4resok of change (bit 3) and size (bit 4) only. */
+static int attrs_ok(const uint8_t *d, size_t n, size_t *o)
+{
+	uint32_t cnt, w, w0 = 0, len, i, bits;
+
+	if (!rd(d, n, o, &cnt) || cnt > 3)
+		return 0;
+	for (i = 0; i < cnt; i++) {
+		if (!rd(d, n, o, &w) || (i > 0 && w))
+			return 0;
+		if (i == 0)
+			w0 = w;
+	}
+	if (w0 & ~0x18u)
+		return 0;
+	bits = ((w0 >> 3) & 1) + ((w0 >> 4) & 1);
+	return rd(d, n, o, &len) && len == 8 * bits && skip(n, o, len);
+}
+
 /* The reference: does the record say "all done"? */
 static int all_ok(const uint8_t *d, size_t n)
 {
@@ -61,6 +81,8 @@ static int all_ok(const uint8_t *d, size_t n)
 			return 0;
 		if (op == 11 && !skip(n, &o, 16 + 16))
 			return 0;
+		if (op == 3 && !attrs_ok(d, n, &o))
+			return 0;
 	}
 	return st == 0;
 }
@@ -68,12 +90,13 @@ static int all_ok(const uint8_t *d, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *copy = malloc(size ? size : 1);
+	struct nfs4_cb_attrs a;
 	uint32_t st;
 
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	st = nfs4_bc_recall_reply(copy, size);
+	st = nfs4_cb_reply(copy, size, &a);
 	if ((st == NFS4_OK) != (all_ok(copy, size) != 0))
 		abort();
 	free(copy);

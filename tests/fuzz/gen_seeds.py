@@ -799,18 +799,23 @@ def smb2_seeds():
 
 
 def cb_reply_seeds():
-    """Replies to CB_COMPOUND(CB_SEQUENCE, CB_RECALL)."""
+    """Replies to CB_COMPOUND(CB_SEQUENCE, CB_RECALL or CB_GETATTR), and
+    to a 4.0 CB_COMPOUND(CB_GETATTR)."""
     def reply(status, ops, verf=b""):
         return (u32(0x1234) + u32(1) + u32(0) + u32(0) + opaque(verf)
                 + u32(0) + u32(status) + opaque(b"") + u32(len(ops))
                 + b"".join(ops))
     seq = u32(11) + u32(0) + b"S" * 16 + u32(1) + u32(0) + u32(0) + u32(0)
+    # fattr4 of change (bit 3) and size (bit 4)
+    attrs = u32(1) + u32(0x18) + opaque(struct.pack(">QQ", 7, 4096))
     return {
         "ok": reply(0, [seq, u32(4) + u32(0)]),
         "recall-bad-stateid": reply(10025, [seq, u32(4) + u32(10025)]),
         "seq-misordered": reply(10063, [u32(11) + u32(10063)]),
         "verifier": reply(0, [seq, u32(4) + u32(0)], verf=b"v" * 8),
         "denied": u32(0x1234) + u32(1) + u32(1) + u32(0) + u32(2) + u32(2),
+        "getattr41": reply(0, [seq, u32(3) + u32(0) + attrs]),
+        "getattr40": reply(0, [u32(3) + u32(0) + attrs]),
     }
 
 

@@ -6,8 +6,15 @@ back channel, so it never holds a delegation itself), retrying while the
 server answers DELAY (it is recalling the guest's delegation), write
 NEW-CONTENT over it and close.
 
+Then, once it holds "ready2" (the guest keeps held.txt open for appending
+under a write delegation, its last 10 bytes possibly still cached), a
+GETATTR of held.txt's size, retried while DELAY: "getattr_delays=N
+size=S"; it then leaves "getattr-done" in the directory (on the host's
+file system) so that the guest closes the file.
+
 usage: deleg_writer.py PORT EXPORT_PATH TIMEOUT_S
-Prints "delays=N status=S" and exits 0 when the write was done.
+Prints "delays=N status=S getattr_delays=N size=S" and exits 0 when the
+write and the GETATTR were done.
 """
 
 import glob
@@ -17,7 +24,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nfs4_client  # noqa: E402
-from test_nfs4_raw import walk_fh  # noqa: E402
+from test_nfs4_raw import (Dec, op, op_getattr, op_putfh,  # noqa: E402
+                           opaque, walk_fh)
+
+OP_LOOKUP, OP_SEQUENCE, FATTR4_SIZE = 15, 53, 4
 
 
 def main():
@@ -54,8 +64,41 @@ def main():
         return 1
     w = c.write(r.fh, r.stateid, 0, b"NEW-CONTENT\n")
     c.close(r.fh, r.stateid)
-    print(f"delays={delays} status=write-{w.status}")
-    return 0 if w.status == 0 and w.count == 12 else 1
+    line = f"delays={delays} status=write-{w.status}"
+    if w.status != 0 or w.count != 12:
+        print(line)
+        return 1
+    gdelays, size = held_getattr(c, dirfh, os.path.join(export, work), end)
+    print(f"{line} getattr_delays={gdelays} size={size}")
+    return 0 if size is not None else 1
+
+
+def held_getattr(c, dirfh, wdir, end):
+    """(DELAYs, size) of a GETATTR of held.txt once "ready2" is there
+    (size None when it did not come)."""
+    while time.time() < end and not os.path.exists(
+            os.path.join(wdir, "ready2")):
+        time.sleep(0.1)
+    r = c.ss.call([op_putfh(dirfh), op(OP_LOOKUP, opaque(b"held.txt")),
+                   op_getattr(FATTR4_SIZE)])
+    delays = 0
+    while r.status == nfs4_client.DELAY and time.time() < end:
+        delays += 1
+        time.sleep(0.2)
+        r = c.ss.call([op_putfh(dirfh), op(OP_LOOKUP, opaque(b"held.txt")),
+                       op_getattr(FATTR4_SIZE)])
+    size = None
+    if r.status == 0:
+        for _ in range(3):               # SEQUENCE, PUTFH, LOOKUP
+            o, _st = r.next()
+            if o == OP_SEQUENCE:
+                r.dec.fixed(16 + 20)
+        r.next()
+        r.dec.bitmap()
+        size = Dec(r.dec.opaque()).u64()
+    with open(os.path.join(wdir, "getattr-done"), "w") as f:
+        f.write("done\n")
+    return delays, size
 
 
 if __name__ == "__main__":

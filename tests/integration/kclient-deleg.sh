@@ -7,6 +7,9 @@
 # 2. A file written and read here, then "ready": a raw client on the host
 #    (deleg_writer.py) opens it for writing, which recalls the delegation
 #    this client holds, and writes NEW-CONTENT; this client must see it.
+# 3. A file of 11 bytes opened again for appending (a write delegation),
+#    10 bytes appended and kept open, then "ready2": the host's GETATTR of
+#    it asks this client (CB_GETATTR) and must see 21 bytes at once.
 write_files() {
 	i=0
 	while [ $i -lt 10 ]; do
@@ -42,3 +45,19 @@ wait_new() {
 }
 step wait_host_write wait_new
 check shared_new [ "$(cat shared.txt)" = "NEW-CONTENT" ]
+
+step write_held sh -c 'echo 0123456789 >held.txt'
+hold_write() {
+	exec 3>>held.txt || return 1
+	printf ABCDEFGHIJ >&3 || return 1
+	echo ready >ready2 || return 1
+	# the host's GETATTR comes while this is open and its data cached
+	n=0
+	while [ $n -lt 40 ] && [ ! -e getattr-done ]; do
+		sleep 0.25
+		n=$((n + 1))
+	done
+	exec 3>&-
+}
+step hold_write hold_write
+check held_size [ "$(wc -c <held.txt)" -eq 21 ]

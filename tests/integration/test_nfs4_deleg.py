@@ -20,8 +20,13 @@ channel, so never granted one) check:
     delegation at once;
   - an OPEN that creates the file gets none (no want said); OPEN for
     writing of the file then gets a write delegation; WRITE under it works;
-    another client's GETATTR of the file recalls it (CB_SEQUENCE seqid 2);
-    the holder answers the recall but never returns: after the lease the
+    another client's GETATTR of the file sends the holder CB_GETATTR
+    (CB_SEQUENCE + CB_GETATTR of change and size) and is answered at once:
+    with the holder's size and the mtime set to now when the holder's
+    change attribute moved, with the server's own when it did not; the
+    delegation stays. A holder that does not answer in time is recalled
+    (DELAY meanwhile); it answers the recall but never returns: after the
+    lease the
     delegation is revoked, the GETATTR goes on, the holder's SEQUENCE
     shows RECALLABLE_STATE_REVOKED, its stateid answers DELEG_REVOKED
     (READ, TEST_STATEID, DELEGRETURN) until FREE_STATEID, then
@@ -37,7 +42,8 @@ channel, so never granted one) check:
     CLAIM_DELEGATE_CUR by name likewise; FREE_STATEID of a delegation held
     is LOCKS_HELD;
   - WANT_DELEGATION (CLAIM_FH) gets a read delegation; of a directory
-    NONE_EXT/WND4_IS_DIR; CLAIM_DELEG_PREV_FH NOTSUPP, CLAIM_PREVIOUS
+    NONE_EXT/WND4_IS_DIR; CLAIM_DELEG_PREV_FH NOTSUPP (so are OPEN's
+    CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH and DELEGPURGE), CLAIM_PREVIOUS
     outside a grace period NO_GRACE, an unknown claim BADXDR;
   - another client's LOCKT and REMOVE recall (DELAY until DELEGRETURN);
   - a byte-range lock of another client keeps a delegation from being
@@ -45,7 +51,10 @@ channel, so never granted one) check:
   - NFSv4.0: a client whose callback (a listener of the test's on
     127.0.0.1) answered CB_NULL gets a read delegation; a conflicting open
     sends it CB_COMPOUND(minor 0, its callback_ident, CB_RECALL) over a
-    connection of the server's; DELEGRETURN lets the open through;
+    connection of the server's; DELEGRETURN lets the open through; an
+    OPEN for writing gets a write delegation, and another client's
+    GETATTR sends it CB_COMPOUND(CB_GETATTR) and answers its size;
+  - an NFSv3 GETATTR asks a write delegation's holder the same way;
   - `nasd stats`: nfs4_delegations_total, recalls, returns, revoked, the
     CB_RECALL procedure; SIGTERM exits 0 without a sanitizer report.
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and exits 1 if any failed.
@@ -69,6 +78,7 @@ from test_nfs4_raw import (Dec, check, expect, op, opaque, u32, u64,  # noqa
                            record, sname, free_port, walk_fh)
 import test_nfs4_backchannel as bc  # noqa: E402
 import nfs4_client  # noqa: E402
+from nt_nfs3 import Client as Client3  # noqa: E402
 
 OP_CLOSE, OP_DELEGRETURN, OP_GETATTR, OP_GETFH = 4, 8, 9, 10
 OP_LOCK, OP_OPEN, OP_PUTFH, OP_READ = 12, 18, 22, 25
@@ -77,7 +87,7 @@ OP_WANT_DELEGATION = 56
 OP_OPEN_CONFIRM, OP_RENEW = 20, 30
 OP_SETCLIENTID, OP_SETCLIENTID_CONFIRM = 35, 36
 OP_SEQUENCE = 53
-CB_COMPOUND, CB_RECALL, CB_SEQUENCE = 1, 4, 11
+CB_COMPOUND, CB_GETATTR, CB_RECALL, CB_SEQUENCE = 1, 3, 4, 11
 DELEG_NONE, DELEG_READ, DELEG_WRITE, DELEG_NONE_EXT = 0, 1, 2, 3
 WND4_NOT_WANTED, WND4_RESOURCE, WND4_IS_DIR = 0, 2, 8
 WANT_READ_DELEG, WANT_NO_DELEG = 0x100, 0x400
@@ -89,7 +99,7 @@ raw.ERR.update({DELAY: "DELAY", BAD_STATEID: "BAD_STATEID",
                 NOTSUPP: "NOTSUPP", NO_GRACE: "NO_GRACE",
                 BADXDR: "BADXDR"})
 LEASE = 10
-FATTR4_SIZE = 4
+FATTR4_CHANGE, FATTR4_SIZE = 3, 4
 
 
 class CallConn(bc.Conn):
@@ -219,6 +229,9 @@ def parse_recall(args):
                 out["stateid"] = d.fixed(16)
                 out["truncate"] = d.u32()
                 out["fh"] = d.opaque()
+            elif o == CB_GETATTR:
+                out["getattr_fh"] = d.opaque()
+                out["mask"] = [d.u32() for _ in range(d.u32())]
             else:
                 out.setdefault("other_ops", []).append(o)
                 break
@@ -237,6 +250,18 @@ def answer_recall(conn, xid, rec, status=0):
     conn.s.sendall(record(msg))
 
 
+def answer_getattr(conn, xid, rec, change, size):
+    """CB_COMPOUND4res: CB_SEQUENCE OK, CB_GETATTR of change and size."""
+    seq = (u32(CB_SEQUENCE) + u32(0) + rec["sessionid"] + u32(rec["seq"])
+           + u32(0) + u32(0) + u32(0))
+    attrs = u32(1) + u32(1 << FATTR4_CHANGE | 1 << FATTR4_SIZE) + \
+        opaque(u64(change) + u64(size))
+    res = u32(0) + opaque(b"") + u32(2) + seq + u32(CB_GETATTR) + u32(0) + \
+        attrs
+    msg = u32(xid) + u32(1) + u32(0) + u32(0) + u32(0) + u32(0) + res
+    conn.s.sendall(record(msg))
+
+
 def wait_recall(h, timeout=5.0):
     """The next CB_COMPOUND on the holder's connection: (xid, dict)."""
     end = time.time() + timeout
@@ -251,6 +276,21 @@ def wait_recall(h, timeout=5.0):
         if proc == CB_COMPOUND:
             return xid, parse_recall(args)
     return None, None
+
+
+def getattr_change_size(r, seq=False):
+    """(status, change, size) of [SEQUENCE,] PUTFH, GETATTR(change,
+    size)."""
+    if r.status != 0:
+        return r.status, None, None
+    if seq:
+        r.next()
+        r.dec.fixed(16 + 20)             # SEQUENCE4resok
+    r.next()
+    r.next()
+    r.dec.bitmap()
+    d = Dec(r.dec.opaque())
+    return 0, d.u64(), d.u64()
 
 
 def retry(fn, want, timeout=10.0):
@@ -319,7 +359,8 @@ def stat_value(d, name):
 
 class CbListener(threading.Thread):
     """The 4.0 client's callback service on 127.0.0.1: answers CB_NULL,
-    and CB_COMPOUND with CB_RECALL OK; records (proc, args)."""
+    CB_COMPOUND(CB_RECALL) OK and CB_COMPOUND(CB_GETATTR) with
+    @getattr_answer (change, size); records (proc, args)."""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -329,6 +370,7 @@ class CbListener(threading.Thread):
         self.port = self.ls.getsockname()[1]
         self.calls = []
         self.cv = threading.Condition()
+        self.getattr_answer = (1, 0)
 
     def run(self):
         while True:
@@ -352,8 +394,20 @@ class CbListener(threading.Thread):
                 args = data[d.o:]
                 res = b""
                 if proc == CB_COMPOUND:
-                    res = (u32(0) + opaque(b"") + u32(1) + u32(CB_RECALL)
-                           + u32(0))
+                    a = Dec(args)
+                    a.opaque()
+                    a.u32()
+                    a.u32()
+                    a.u32()
+                    if a.u32() == CB_GETATTR:
+                        ch, sz = self.getattr_answer
+                        res = (u32(0) + opaque(b"") + u32(1) +
+                               u32(CB_GETATTR) + u32(0) + u32(1) +
+                               u32(1 << FATTR4_CHANGE | 1 << FATTR4_SIZE) +
+                               opaque(u64(ch) + u64(sz)))
+                    else:
+                        res = (u32(0) + opaque(b"") + u32(1) +
+                               u32(CB_RECALL) + u32(0))
                 s.sendall(record(u32(xid) + u32(1) + u32(0) + u32(0) +
                                  u32(0) + u32(0) + res))
                 with self.cv:
@@ -376,6 +430,31 @@ class CbListener(threading.Thread):
                 if left <= 0:
                     return None
                 self.cv.wait(left)
+
+
+def open40(s, clid, root, fh, name, access, owner, label):
+    """A 4.0 OPEN of @name (handle @fh) by a new @owner, confirmed:
+    its delegation (type, stateid, recall), or None when it failed."""
+    oargs = (u32(0) + u32(access) + u32(0) + u64(clid) + opaque(owner)
+             + u32(0) + u32(0) + opaque(name.encode()))
+    r = raw.compound(s, 0, [raw.op_putfh(root), op(OP_OPEN, oargs)])
+    expect(label, r.status, 0)
+    if r.status != 0:
+        return None
+    r.next()
+    r.next()
+    osid = r.dec.fixed(16)
+    r.dec.u32()
+    r.dec.u64()
+    r.dec.u64()
+    rflags = r.dec.u32()
+    r.dec.bitmap()
+    deleg = nfs4_client.parse_delegation(r.dec)
+    if rflags & 2:                       # OPEN_CONFIRM
+        r = raw.compound(s, 0, [raw.op_putfh(fh),
+                                op(OP_OPEN_CONFIRM, osid + u32(1))])
+        expect(label + "_confirm", r.status, 0)
+    return deleg
 
 
 def t_deleg40(port, exp_path, o, root):
@@ -404,27 +483,10 @@ def t_deleg40(port, exp_path, o, root):
     fh = r.fh
     if r.status == 0:
         o.close(r.fh, r.stateid)
-    oargs = (u32(0) + u32(nfs4_client.ACCESS_READ) + u32(0) + u64(clid)
-             + opaque(b"owner40") + u32(0) + u32(0) + opaque(b"g40"))
-    r = raw.compound(s, 0, [raw.op_putfh(root), op(OP_OPEN, oargs)])
-    expect("v40_open", r.status, 0)
-    if r.status != 0:
-        return
-    r.next()
-    r.next()
-    osid = r.dec.fixed(16)
-    r.dec.u32()
-    r.dec.u64()
-    r.dec.u64()
-    rflags = r.dec.u32()
-    r.dec.bitmap()
-    deleg = nfs4_client.parse_delegation(r.dec)
-    check("v40_read_deleg", deleg[0] == DELEG_READ, f"{deleg}")
-    if rflags & 2:                       # OPEN_CONFIRM
-        r = raw.compound(s, 0, [raw.op_putfh(fh),
-                                op(OP_OPEN_CONFIRM, osid + u32(1))])
-        expect("v40_open_confirm", r.status, 0)
-    if deleg[0] != DELEG_READ:
+    deleg = open40(s, clid, root, fh, "g40", nfs4_client.ACCESS_READ,
+                   b"owner40", "v40_open")
+    check("v40_read_deleg", deleg and deleg[0] == DELEG_READ, f"{deleg}")
+    if not deleg or deleg[0] != DELEG_READ:
         return
     st = o.open(root, "g40", nfs4_client.ACCESS_WRITE, nfs4_client.DENY_NONE,
                 owner=b"w40").status
@@ -450,6 +512,34 @@ def t_deleg40(port, exp_path, o, root):
     st = retry(lambda: o.open(root, "g40", nfs4_client.ACCESS_WRITE,
                               nfs4_client.DENY_NONE, owner=b"w40b").status, 0)
     expect("v40_conflict_after_return", st, 0)
+
+    # a write delegation for 4.0 too: another client's GETATTR asks it
+    # with CB_GETATTR (minor 0, its callback_ident) and gets its size
+    wfh = other_file(o, root, "w40")
+    wdeleg = open40(s, clid, root, wfh, "w40", nfs4_client.ACCESS_BOTH,
+                    b"owner40w", "v40_open_write")
+    if wdeleg:
+        check("v40_write_deleg", wdeleg[0] == DELEG_WRITE, f"{wdeleg}")
+        if wdeleg[0] == DELEG_WRITE:
+            lis.getattr_answer = (1, 777)
+            st, _, sz = getattr_change_size(o.ss.call([
+                raw.op_putfh(wfh), raw.op_getattr(FATTR4_CHANGE,
+                                                  FATTR4_SIZE)]), seq=True)
+            expect("v40_getattr_asks_holder", st, 0)
+            expect("v40_getattr_holders_size", sz, 777)
+            args = lis.wait(CB_COMPOUND, 2.0)
+            rec = None
+            if args is not None:
+                d = Dec(args)
+                d.opaque()                      # tag
+                rec = {"minor": d.u32(), "ident": d.u32(), "n": d.u32(),
+                       "op": d.u32(), "fh": d.opaque()}
+            check("v40_cb_getattr", rec is not None and rec["minor"] == 0
+                  and rec["ident"] == 7 and rec["n"] == 1 and
+                  rec["op"] == CB_GETATTR and rec["fh"] == wfh, f"{rec}")
+            r = raw.compound(s, 0, [raw.op_putfh(wfh),
+                                    op(OP_DELEGRETURN, wdeleg[1])])
+            expect("v40_write_delegreturn", r.status, 0)
     s.close()
     lis.ls.close()
 
@@ -604,6 +694,16 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     expect("want_delegation_previous_no_grace", st, NO_GRACE)
     st, _ = want(fh4, WANT_READ_DELEG, u32(9))
     expect("want_delegation_bad_claim_badxdr", st, BADXDR)
+    # delegations are not kept across a client's restart (as knfsd):
+    # OPEN CLAIM_DELEGATE_PREV / CLAIM_DELEG_PREV_FH and DELEGPURGE
+    for label, claim in (("delegate_prev", u32(3) + opaque(b"f4")),
+                         ("deleg_prev_fh", u32(6))):
+        st, _, _, _ = h.open(root if claim[3] == 3 else fh4, "f4",
+                             nfs4_client.ACCESS_READ, owner=b"prev",
+                             claim=claim)
+        expect(f"open_claim_{label}_notsupp", st, NOTSUPP)
+    r, _ = h.call([op(7, u64(h.clid))])           # DELEGPURGE
+    expect("delegpurge_notsupp", r.status, NOTSUPP)
 
     # --- another client's LOCKT and REMOVE recall; a 4.2 client's
     # CB_COMPOUND says minor version 2 ---
@@ -661,7 +761,9 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
         old.close()
     h3.c.close()
 
-    # --- a write delegation, recalled by GETATTR, never returned ---
+    # --- a write delegation: another client's GETATTR asks its holder
+    # (CB_GETATTR) rather than recalling it; unanswered, it is recalled,
+    # and never returned ---
     # (a file its OPEN creates gets none: see created_no_deleg)
     st, csid, deleg, cfh = h.open(root, "f2", nfs4_client.ACCESS_BOTH,
                                   create=True, owner=b"w2c")
@@ -676,14 +778,82 @@ def t_deleg(port, exp_path, nodeleg_path, nasd, state):
     if not got:
         return
     dsid2 = deleg[1]
+    base = getattr_change_size(h.call([raw.op_putfh(fh2), raw.op_getattr(
+        FATTR4_CHANGE, FATTR4_SIZE)])[0])[1]
     r, _ = h.call([raw.op_putfh(fh2),
                    op(OP_WRITE, dsid2 + u64(0) + u32(2) + opaque(b"hello"))])
     expect("write_with_write_deleg", r.status, 0)
+    path2 = os.path.join(exp_path, "f2")
+    os.utime(path2, ns=(10**18, 10**18))       # a known mtime, long ago
 
     def other_getattr():
         rr = o.ss.call([raw.op_putfh(fh2), raw.op_getattr(FATTR4_SIZE)])
         return rr.status
-    expect("getattr_recalls_write_deleg", other_getattr(), DELAY)
+
+    def asked(change, size):
+        """Another client's GETATTR while the holder, on its back
+        channel, answers CB_GETATTR with @change and @size: (status,
+        size, the CB_COMPOUND's args)."""
+        got = {}
+
+        def holder():
+            xid, rec = wait_recall(h)
+            got["rec"] = rec
+            if rec and "getattr_fh" in rec:
+                answer_getattr(h.c, xid, rec, change, size)
+        t = threading.Thread(target=holder)
+        t.start()
+        st, _, sz = getattr_change_size(o.ss.call([
+            raw.op_putfh(fh2), raw.op_getattr(FATTR4_CHANGE, FATTR4_SIZE)]),
+            seq=True)
+        t.join()
+        return st, sz, got.get("rec")
+
+    # the holder changed the file (its change attribute moved): its size,
+    # and the file's mtime set to now
+    st, sz, rec = asked(base + 1, 4096)
+    expect("getattr_asks_holder", st, 0)
+    check("cb_getattr_sent", rec is not None and
+          rec.get("getattr_fh") == fh2 and
+          rec.get("mask") == [1 << FATTR4_CHANGE | 1 << FATTR4_SIZE] and
+          rec.get("nops") == 2, f"{rec}")
+    expect("getattr_holders_size", sz, 4096)
+    check("getattr_modified_mtime_now",
+          abs(os.stat(path2).st_mtime - time.time()) < 30,
+          f"{os.stat(path2).st_mtime}")
+    # unchanged by the holder: the server's own size and mtime
+    os.utime(path2, ns=(10**18, 10**18))
+    st, sz, rec = asked(base, 4096)
+    expect("getattr_unmodified_ok", st, 0)
+    expect("getattr_unmodified_servers_size", sz, 5)
+    expect("getattr_unmodified_mtime_kept", os.stat(path2).st_mtime_ns,
+           10**18)
+    # NFSv3's GETATTR asks the same way (on a worker, no JUKEBOX)
+    got3 = {}
+
+    def holder3():
+        xid, rec = wait_recall(h)
+        got3["rec"] = rec
+        if rec and "getattr_fh" in rec:
+            answer_getattr(h.c, xid, rec, base + 2, 6000)
+    t = threading.Thread(target=holder3)
+    t.start()
+    with Client3(port) as c3:
+        st3, a3 = c3.getattr(fh2)
+    t.join()
+    check("nfs3_getattr_asks_holder", st3 == 0 and a3 is not None and
+          a3["size"] == 6000 and got3.get("rec") is not None and
+          "getattr_fh" in got3["rec"], f"{st3} {a3} {got3}")
+    r, _ = h.call([raw.op_putfh(fh2),
+                   op(OP_WRITE, dsid2 + u64(7) + u32(2) + opaque(b"!"))])
+    expect("write_deleg_kept_after_cb_getattr", r.status, 0)
+    # a holder that does not answer in time: recalled instead
+    expect("getattr_unanswered_delay", other_getattr(), DELAY)
+    xid, rec = wait_recall(h)
+    check("cb_getattr_unanswered", rec is not None and
+          "getattr_fh" in rec, f"{rec}")
+    if rec:
+        answer_getattr(h.c, xid, rec, base, 8)
     xid, rec = wait_recall(h)
     check("cb_recall_write_deleg", rec is not None and
           rec.get("stateid") == dsid2, f"{rec}")

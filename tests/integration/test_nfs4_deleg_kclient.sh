@@ -8,6 +8,10 @@
 #   - with delegations the host's open is answered DELAY while the guest's
 #     delegation is recalled (CB_RECALL over the back channel, DELEGRETURN),
 #     then succeeds; the guest sees the host's data;
+#   - with delegations, the host's GETATTR of a file the guest holds open
+#     for appending (a write delegation, 10 bytes appended and maybe still
+#     cached) is answered at once (no DELAY, no recall: CB_GETATTR to the
+#     guest, grant_attr_queries_total) with the guest's size, 21;
 #   - nasd stats count the delegations, recalls and returns; no sanitizer
 #     report.
 # usage: test_nfs4_deleg_kclient.sh NASD
@@ -58,6 +62,7 @@ run_deleg() {
 	t_log "$name host writer: $(cat "$T_DIR/$name.writer")"
 	t_eq "${name}_host_writer_status" 0 "$wrc"
 	WRITER=$(cat "$T_DIR/$name.writer")
+	ASKED=$(stat_json grant_attr_queries_total)
 	OPENS=$(($(stat_json op:OPEN) - before))
 	t_log "$name: the server counted $OPENS OPENs"
 	rm -rf "$EXP"/kclient-kc-*
@@ -90,12 +95,25 @@ t_if() {
 	shift 2
 	if "$@"; then t_ok "$name"; else t_fail "$name" "$detail"; fi
 }
+# getattr_asked NAME: the host's GETATTR asked the guest (CB_GETATTR)
+getattr_asked() {
+	case $WRITER in
+	*" getattr_delays=0 size=21") t_ok "${1}_getattr_holders_size" ;;
+	*) t_fail "${1}_getattr_holders_size" "$WRITER" ;;
+	esac
+	t_if "${1}_getattr_cb_getattr" "grant_attr_queries_total $ASKED" \
+		[ "$ASKED" -ge 1 ]
+}
+getattr_asked nfs41
 halved() { [ "$1" -gt 0 ] && [ $(($2 * 2)) -le "$1" ]; }
 t_if opens_halved_with_delegations "$off OPENs without, $on with" \
 	halved "$off" "$on"
+asked41=$ASKED
 run_deleg nfs42 nfs42_deleg
 t_if nfs42_opens_halved "$off OPENs without, $OPENS with (4.2)" \
 	halved "$off" "$OPENS"
+ASKED=$((ASKED - asked41))
+getattr_asked nfs42
 granted=$(stat_json nfs4_delegations_total)
 recalls=$(stat_json nfs4_deleg_recalls_total)
 returns=$(stat_json nfs4_deleg_returns_total)

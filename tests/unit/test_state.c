@@ -1331,6 +1331,92 @@ static void test_grant_deleg(void **state)
 	expect_clean();
 }
 
+/* How the holder answers state_grant_getattr()'s question. */
+enum ga_mode { GA_ANSWER, GA_REFUSE, GA_SILENT };
+static enum ga_mode ga_mode;
+static int ga_asked;
+
+static bool ga_send(struct state_grant *g)
+{
+	struct state_grant_attrs a = { .modified = true, .size = 42 };
+
+	ga_asked++;
+	if (ga_mode == GA_REFUSE)
+		return false;
+	if (ga_mode == GA_ANSWER)
+		state_grant_attrs_done(g, true, &a); /* at once, no lock held */
+	return true;
+}
+
+static const struct state_grant_ops ga_ops = {
+	.send_break = brk_send,
+	.revoked = brk_revoked,
+	.release = brk_release,
+	.send_getattr = ga_send,
+};
+
+/* A GETATTR by another asks a write delegation's holder (CB_GETATTR)
+ * rather than recalling it; one that cannot be asked or does not answer
+ * is recalled. */
+static void test_grant_getattr(void **state)
+{
+	struct state_grant_attrs a;
+	struct state_file *f = state_file_get(objs[3]);
+	struct state_grant *g;
+	int key_a, key_b;
+
+	(void)state;
+	memset(&blog, 0, sizeof(blog));
+	ga_asked = 0;
+	/* nothing to ask without a grant, or with a read delegation */
+	assert_int_equal(state_grant_getattr(objs[3], &key_b, 50, &a), 0);
+	assert_false(a.valid);
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R, &ga_ops,
+			    NULL, 60000);
+	assert_int_equal(state_grant_getattr(objs[3], &key_b, 50, &a), 0);
+	assert_false(a.valid);
+	state_grant_remove(g);
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R | W, &ga_ops,
+			    NULL, 60000);
+	/* the holder's own: nothing asked */
+	assert_int_equal(state_grant_getattr(objs[3], &key_a, 50, &a), 0);
+	assert_false(a.valid);
+	assert_int_equal(ga_asked, 0);
+	/* on a thread that must not block: to be run again elsewhere */
+	assert_int_equal(state_grant_getattr(objs[3], &key_b, 0, &a),
+			 -EINPROGRESS);
+	assert_int_equal(ga_asked, 0);
+	/* answered: its size, modified; no break */
+	ga_mode = GA_ANSWER;
+	assert_int_equal(state_grant_getattr(objs[3], &key_b, 50, &a), 0);
+	assert_true(a.valid && a.modified);
+	assert_int_equal(a.size, 42);
+	assert_int_equal(ga_asked, 1);
+	assert_int_equal(blog.n, 0);
+	/* not answered in time: recalled, DELAY */
+	ga_mode = GA_SILENT;
+	assert_int_equal(state_grant_getattr(objs[3], NULL, 20, &a), -EAGAIN);
+	assert_false(a.valid);
+	assert_int_equal(ga_asked, 2);
+	assert_int_equal(blog.n, 1);
+	assert_int_equal(blog.to, 0);
+	/* while the recall is out: DELAY without asking */
+	assert_int_equal(state_grant_getattr(objs[3], NULL, 20, &a), -EAGAIN);
+	assert_int_equal(ga_asked, 2);
+	state_grant_remove(g);
+	/* one that cannot be asked is recalled at once */
+	ga_mode = GA_REFUSE;
+	g = state_grant_add(f, &PA, STATE_GRANT_DELEG, &key_a, R | W, &ga_ops,
+			    NULL, 60000);
+	assert_int_equal(state_grant_getattr(objs[3], NULL, 50, &a), -EAGAIN);
+	assert_int_equal(ga_asked, 3);
+	assert_int_equal(blog.n, 2);
+	state_grant_remove(g);
+	ga_mode = GA_ANSWER;
+	state_file_put(f);
+	expect_clean();
+}
+
 /* A grant keeps its entry (and vfs object) without callers. */
 static void test_grant_lifetime(void **state)
 {
@@ -1377,6 +1463,7 @@ int main(void)
 		cmocka_unit_test(test_grant_oplock_rules),
 		cmocka_unit_test(test_grant_timeout),
 		cmocka_unit_test(test_grant_deleg),
+		cmocka_unit_test(test_grant_getattr),
 		cmocka_unit_test(test_grant_lifetime),
 	};
 	char cmd[300];

@@ -9,8 +9,10 @@
  *
  * Two calls are made. CB_NULL is sent when a back channel appears or
  * changes (BACKCHANNEL_CTL), answered on the same connection.
- * CB_COMPOUND(CB_SEQUENCE, CB_RECALL) recalls a delegation (deleg.c
- * decides which and when): one call at a time per session, on slot 0 of
+ * CB_COMPOUND(CB_SEQUENCE, CB_RECALL) recalls a delegation, and
+ * CB_COMPOUND(CB_SEQUENCE, CB_GETATTR) asks a write delegation's holder
+ * for its size and change (deleg.c decides which and when): one call at
+ * a time per session, on slot 0 of
  * the back channel (csa_sequenceid advances with each answer), lost when
  * unanswered after NFS4_CB_PROBE_TIMEOUT_MS (the path is then down; the
  * client's next BIND_CONN_TO_SESSION probes it again, and the recalls
@@ -37,12 +39,12 @@
 
 #include "core/log.h"
 #include "core/stats.h"
+#include "nfs4/attrs.h"
 #include "nfs4/state/state_int.h"
 #include "transport/transport.h"
 
 #define CB_NULL_PROC 0
 #define CB_COMPOUND_PROC 1
-#define OP_CB_RECALL 4
 #define OP_CB_SEQUENCE 11
 #define CB_PENDING_MAX 128
 #define CB_TIMEOUT_NS ((uint64_t)NFS4_CB_PROBE_TIMEOUT_MS * 1000000u)
@@ -62,8 +64,10 @@ struct nfs4_bc_job {
 	uint32_t minor;                /* the session's minor version */
 	uint8_t sid[NFS4_SESSIONID_SIZE];
 	struct nfs4_cb_sec sec;
-	/* CB_COMPOUND: CB_SEQUENCE's sequenceid, CB_RECALL's arguments */
+	/* CB_COMPOUND: CB_SEQUENCE's sequenceid, the operation (CB_RECALL
+	 * or CB_GETATTR) and its arguments */
 	uint32_t seq;
+	uint32_t op;
 	struct stateid4 stateid;
 	struct nfs_fh4 fh;
 };
@@ -295,7 +299,8 @@ bool nfs4_bc_call_free(struct nfs4_session *s)
 		return false;
 	/* lost: the recall is sent again once the path is up again */
 	s->call_busy = false;
-	set_down(s, "CB_RECALL not answered");
+	set_down(s, s->call_op == OP_CB_GETATTR ? "CB_GETATTR not answered"
+						: "CB_RECALL not answered");
 	pthread_mutex_lock(&bc_mu);
 	counts.failed++;
 	pthread_mutex_unlock(&bc_mu);
@@ -304,15 +309,17 @@ bool nfs4_bc_call_free(struct nfs4_session *s)
 	return false;
 }
 
-/** nfs4_bc_recall() - see state_int.h. */
-bool nfs4_bc_recall(struct nfs4_session *s, const struct stateid4 *stateid,
-		    const struct nfs_fh4 *fh)
+/** nfs4_bc_call() - see state_int.h. */
+bool nfs4_bc_call(struct nfs4_session *s, uint32_t op,
+		  const struct stateid4 *stateid, const struct nfs_fh4 *fh)
 {
 	struct nfs4_bc_job *j = job_new(s, CB_COMPOUND_PROC);
 
 	if (!j)
 		return false;
 	j->seq = s->call_seq + 1;
+	j->op = op;
+	s->call_op = op;
 	j->stateid = *stateid;
 	j->fh = *fh;
 	s->call_busy = true;
@@ -442,8 +449,23 @@ uint32_t nfs4_bc_call_max(const struct nfs4_cb_sec *sec)
 	return n + CB_RECALL_ARGS;
 }
 
-/* CB_COMPOUND4args of a recall (RFC 8881 §20.9.1, §20.2, §20.1). */
-static bool enc_recall(struct xdr_buf *x, const struct nfs4_bc_job *j)
+/** nfs4_cb_enc_op() - see state_int.h. */
+bool nfs4_cb_enc_op(struct xdr_buf *x, uint32_t op,
+		    const struct stateid4 *stateid, const struct nfs_fh4 *fh)
+{
+	if (op == OP_CB_GETATTR)
+		return xdr_enc_u32(x, OP_CB_GETATTR) &&
+		       nfs4_enc_nfs_fh4(x, fh) && xdr_enc_u32(x, 1) &&
+		       xdr_enc_u32(x, 1u << FATTR4_CHANGE | 1u << FATTR4_SIZE);
+	return xdr_enc_u32(x, OP_CB_RECALL) &&
+	       nfs4_enc_stateid4(x, stateid) &&
+	       xdr_enc_bool(x, false) &&               /* truncate */
+	       nfs4_enc_nfs_fh4(x, fh);
+}
+
+/* CB_COMPOUND4args of a recall or a getattr (RFC 8881 §20.9.1, §20.2,
+ * §20.1). */
+static bool enc_call(struct xdr_buf *x, const struct nfs4_bc_job *j)
 {
 	/* the session's minor version: a Linux 4.2 client finds its
 	 * session among its 4.2 clients only */
@@ -457,10 +479,7 @@ static bool enc_recall(struct xdr_buf *x, const struct nfs4_bc_job *j)
 	       xdr_enc_u32(x, 0) &&                    /* highest slot */
 	       xdr_enc_bool(x, false) &&               /* cachethis */
 	       xdr_enc_u32(x, 0) &&                    /* referring calls */
-	       xdr_enc_u32(x, OP_CB_RECALL) &&
-	       nfs4_enc_stateid4(x, &j->stateid) &&
-	       xdr_enc_bool(x, false) &&               /* truncate */
-	       nfs4_enc_nfs_fh4(x, &j->fh);
+	       nfs4_cb_enc_op(x, j->op, &j->stateid, &j->fh);
 }
 
 /*
@@ -488,7 +507,7 @@ static int bc_send(struct nfs4_bc_job *j)
 	      xdr_enc_u32(&x, NFS4_CB_VERSION) && xdr_enc_u32(&x, j->proc) &&
 	      enc_cred(&x, &j->sec) && xdr_enc_u32(&x, AUTH_NONE) &&
 	      xdr_enc_u32(&x, 0)) ||
-	    (j->proc == CB_COMPOUND_PROC && !enc_recall(&x, j))) {
+	    (j->proc == CB_COMPOUND_PROC && !enc_call(&x, j))) {
 		ops->msg_free(m);
 		return -EINVAL;
 	}
@@ -571,11 +590,45 @@ static bool reply_ok(struct xdr_buf *x, const uint8_t *rec, size_t len)
 }
 
 /*
- * The status of a CB_COMPOUND4res of (CB_SEQUENCE, CB_RECALL): the first
- * failed operation's, else the compound's; SERVERFAULT when it does not
- * parse.
+ * CB_GETATTR4resok (RFC 8881 §20.1.2): a fattr4 of change and size only,
+ * as asked (in bit order); anything else is not understood. True when it
+ * parses.
  */
-static uint32_t recall_status(struct xdr_buf *x)
+static bool dec_cb_attrs(struct xdr_buf *x, struct nfs4_cb_attrs *a)
+{
+	const uint8_t *list;
+	uint32_t nw, w0 = 0, w, len, i;
+	struct xdr_buf l;
+
+	if (!xdr_dec_u32(x, &nw) || nw > NFS4_BITMAP_WORDS)
+		return false;
+	for (i = 0; i < nw; i++) {
+		if (!xdr_dec_u32(x, &w))
+			return false;
+		if (i == 0)
+			w0 = w;
+		else if (w)
+			return false;
+	}
+	if (w0 & ~(1u << FATTR4_CHANGE | 1u << FATTR4_SIZE) ||
+	    !xdr_dec_opaque_ref(x, &list, &len, 16))
+		return false;
+	xdr_init(&l, (uint8_t *)list, len);
+	a->have_change = w0 & 1u << FATTR4_CHANGE;
+	a->have_size = w0 & 1u << FATTR4_SIZE;
+	if ((a->have_change && !xdr_dec_u64(&l, &a->change)) ||
+	    (a->have_size && !xdr_dec_u64(&l, &a->size)))
+		return false;
+	return xdr_remaining(&l) == 0;
+}
+
+/*
+ * The status of a CB_COMPOUND4res of (CB_SEQUENCE, CB_RECALL or
+ * CB_GETATTR): the first failed operation's, else the compound's;
+ * SERVERFAULT when it does not parse. A CB_GETATTR's attributes go to
+ * @a.
+ */
+static uint32_t cb_results(struct xdr_buf *x, struct nfs4_cb_attrs *a)
 {
 	const uint8_t *tag;
 	uint32_t status, taglen, n, op, st;
@@ -589,6 +642,8 @@ static uint32_t recall_status(struct xdr_buf *x)
 			return NFS4ERR_SERVERFAULT;
 		if (st != NFS4_OK)
 			return st;
+		if (op == OP_CB_GETATTR && !dec_cb_attrs(x, a))
+			return NFS4ERR_SERVERFAULT;
 		if (op != OP_CB_SEQUENCE)
 			continue;
 		/* sessionid, sequenceid, slotid, highest, target highest */
@@ -598,14 +653,16 @@ static uint32_t recall_status(struct xdr_buf *x)
 	return status;
 }
 
-/** nfs4_bc_recall_reply() - see state_int.h. */
-uint32_t nfs4_bc_recall_reply(const uint8_t *rec, size_t len)
+/** nfs4_cb_reply() - see state_int.h. */
+uint32_t nfs4_cb_reply(const uint8_t *rec, size_t len,
+		       struct nfs4_cb_attrs *a)
 {
 	struct xdr_buf x;
 
+	memset(a, 0, sizeof(*a));
 	if (!reply_ok(&x, rec, len))
 		return NFS4ERR_SERVERFAULT;
-	return recall_status(&x);
+	return cb_results(&x, a);
 }
 
 /* A probe of @s answered (@ok) in @ns. Under s->mu; true when counted. */
@@ -631,7 +688,9 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		   size_t len)
 {
 	uint8_t sid[NFS4_SESSIONID_SIZE], other[NFS4_OTHER_SIZE];
+	struct nfs4_cb_attrs attrs = {0};
 	struct nfs4_client *cl = NULL;
+	uint32_t op = OP_CB_RECALL;
 	struct nfs4_session *s;
 	struct pending *p = NULL;
 	struct xdr_buf x;
@@ -671,8 +730,9 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 			s->call_seq++;
 			s->cb_rtt_ms = (uint32_t)(ns / 1000000u);
 			memcpy(other, s->call_other, NFS4_OTHER_SIZE);
+			op = s->call_op;
 			/* the header was read above: the results only */
-			status = ok ? recall_status(&x)
+			status = ok ? cb_results(&x, &attrs)
 				    : NFS4ERR_SERVERFAULT;
 			ok = status == NFS4_OK;
 		}
@@ -696,7 +756,9 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 		stats_record_latency(recall ? call_slot : stats_slot, ns, !ok,
 				     false);
 	if (cl) {
-		if (recall)
+		if (recall && op == OP_CB_GETATTR)
+			nfs4_deleg_getattr_done(cl, other, status, &attrs);
+		else if (recall)
 			nfs4_deleg_recall_done(cl, other, status);
 		else
 			nfs4_deleg_recall_done(cl, NULL, NFS4_OK);

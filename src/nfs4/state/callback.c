@@ -34,7 +34,8 @@ struct cb_job {
 	struct nfs4_bc_job *bc;        /* 4.1: a back-channel call, or NULL */
 	clientid4 clientid;
 	struct nfs4_cb40 cb;
-	bool recall;                   /* CB_RECALL of stateid, fh; else CB_NULL */
+	uint32_t op;                   /* OP_CB_RECALL of stateid, fh, or
+					* OP_CB_GETATTR of fh; 0: CB_NULL */
 	struct stateid4 stateid;
 	struct nfs_fh4 fh;
 };
@@ -251,12 +252,14 @@ static int cb_null(const struct sockaddr_storage *ss, socklen_t sl,
 }
 
 /*
- * CB_RECALL of @j's delegation (RFC 7530 §16.32; minor version 0, the
- * client's callback_ident): the reply's status (nfs4_bc_recall_reply), or
- * -errno when the call could not be made.
+ * CB_RECALL of @j's delegation or CB_GETATTR of its file (RFC 7530
+ * §16.32, §16.31; minor version 0, the client's callback_ident): the
+ * reply's status and attributes (nfs4_cb_reply), or -errno when the call
+ * could not be made.
  */
-static int cb_recall40(const struct sockaddr_storage *ss, socklen_t sl,
-		       const struct cb_job *j, uint32_t xid, uint32_t *status)
+static int cb_compound40(const struct sockaddr_storage *ss, socklen_t sl,
+			 const struct cb_job *j, uint32_t xid,
+			 uint32_t *status, struct nfs4_cb_attrs *a)
 {
 	uint8_t args[CB_RECALL40_MAX], rep[CB_REPLY_MAX];
 	struct xdr_buf x;
@@ -267,18 +270,17 @@ static int cb_recall40(const struct sockaddr_storage *ss, socklen_t sl,
 	if (!(xdr_enc_opaque(&x, NULL, 0) &&              /* tag */
 	      xdr_enc_u32(&x, 0) &&                        /* minorversion */
 	      xdr_enc_u32(&x, j->cb.ident) && xdr_enc_u32(&x, 1) &&
-	      xdr_enc_u32(&x, 4 /* OP_CB_RECALL */) &&
-	      nfs4_enc_stateid4(&x, &j->stateid) && xdr_enc_bool(&x, false) &&
-	      nfs4_enc_nfs_fh4(&x, &j->fh)))
+	      nfs4_cb_enc_op(&x, j->op, &j->stateid, &j->fh)))
 		return -EINVAL;
 	ret = cb_call(ss, sl, j->cb.program, xid, 1, args, x.pos, rep, &n);
 	if (ret == 0)
-		*status = nfs4_bc_recall_reply(rep, n);
+		*status = nfs4_cb_reply(rep, n, a);
 	return ret;
 }
 
 static void cb_run(const struct cb_job *j, uint32_t xid)
 {
+	struct nfs4_cb_attrs attrs = {0};
 	struct sockaddr_storage ss;
 	struct nfs4_client *cl;
 	socklen_t sl;
@@ -288,12 +290,13 @@ static void cb_run(const struct cb_job *j, uint32_t xid)
 
 	ret = nfs4_cb_parse_uaddr(j->cb.netid, j->cb.addr, &ss, &sl);
 	if (ret == 0)
-		ret = j->recall ? cb_recall40(&ss, sl, j, xid, &status)
-				: cb_null(&ss, sl, j->cb.program, xid);
+		ret = j->op ? cb_compound40(&ss, sl, j, xid, &status, &attrs)
+			    : cb_null(&ss, sl, j->cb.program, xid);
 	if (ret == 0)
 		log_debug("nfs4: client %016llx callback path up%s",
 			  (unsigned long long)j->clientid,
-			  j->recall ? " (CB_RECALL answered)" : "");
+			  j->op == OP_CB_RECALL ? " (CB_RECALL answered)" :
+			  j->op ? " (CB_GETATTR answered)" : "");
 	else if (!j->cb.netid[0] && !j->cb.addr[0])
 		/* it gave none (no delegations wanted): not worth a line a
 		 * client at the default level */
@@ -309,12 +312,14 @@ static void cb_run(const struct cb_job *j, uint32_t xid)
 		return;
 	nfs4_client_lock(cl);
 	cl->cb_state = ret == 0 ? NFS4_CB_UP : NFS4_CB_DOWN;
-	if (ret == 0 && !j->recall)
+	if (ret == 0 && !j->op)
 		cl->cb_probed = j->cb;
 	pthread_mutex_unlock(&cl->mu);
-	/* a recall's answer; a path up again: the recalls it still owes */
-	if (j->recall || ret == 0)
-		nfs4_deleg_recall_done(cl, j->recall ? j->stateid.other : NULL,
+	/* a call's answer; a path up again: the recalls it still owes */
+	if (j->op == OP_CB_GETATTR)
+		nfs4_deleg_getattr_done(cl, j->stateid.other, status, &attrs);
+	else if (j->op || ret == 0)
+		nfs4_deleg_recall_done(cl, j->op ? j->stateid.other : NULL,
 				       status);
 	nfs4_client_put(cl);
 }
@@ -418,9 +423,9 @@ bool nfs4_cb_queue_bc(struct nfs4_bc_job *bc)
 	return true;
 }
 
-/** nfs4_cb_recall40() - see state_int.h. */
-bool nfs4_cb_recall40(clientid4 id, const struct nfs4_cb40 *cb,
-		      const struct stateid4 *stateid, const struct nfs_fh4 *fh)
+/** nfs4_cb_call40() - see state_int.h. */
+bool nfs4_cb_call40(clientid4 id, const struct nfs4_cb40 *cb, uint32_t op,
+		    const struct stateid4 *stateid, const struct nfs_fh4 *fh)
 {
 	struct cb_job *j;
 
@@ -431,7 +436,7 @@ bool nfs4_cb_recall40(clientid4 id, const struct nfs4_cb40 *cb,
 		return false;
 	j->clientid = id;
 	j->cb = *cb;
-	j->recall = true;
+	j->op = op;
 	j->stateid = *stateid;
 	j->fh = *fh;
 	if (!cb_queue(j)) {

@@ -8,8 +8,8 @@
  * A delegation is a grant of the shared file state's engine (kind
  * DELEG, key: the client), so that the engine's one conflict table
  * decides which access recalls it, whoever makes it: another NFSv4
- * client's OPEN, READ, WRITE, SETATTR, GETATTR of a file with a write
- * delegation, REMOVE, RENAME, LINK; NFSv3's; SMB's CREATE, WRITE, LOCK.
+ * client's OPEN, READ, WRITE, SETATTR, REMOVE, RENAME, LINK; NFSv3's;
+ * SMB's CREATE, WRITE, LOCK (a GETATTR asks, see below).
  * The accessor gets -EAGAIN meanwhile (NFS4ERR_DELAY, NFS3ERR_JUKEBOX;
  * an SMB request waits). The engine calls deleg_send_break(), which
  * marks the delegation as owed a recall and sends it on a session of
@@ -33,11 +33,18 @@
  * SEQ4_STATUS_RECALLABLE_STATE_REVOKED until the client frees it with
  * FREE_STATEID (RFC 8881 §8.2.3, §18.46.3).
  *
- * NFSv4.0 clients get read delegations over their callback path
- * (callback.c: CB_RECALL on a connection of the server's own, to a
- * loopback address only, as the probe): no write delegations, since
- * nothing tells a 4.0 client's own GETATTR from another's; a revoked one
+ * NFSv4.0 clients get read and write delegations over their callback
+ * path (callback.c: CB_RECALL and CB_GETATTR on a connection of the
+ * server's own, to a loopback address only, as the probe); a revoked one
  * is forgotten at once (4.0 has no FREE_STATEID).
+ *
+ * A GETATTR by another client (or NFSv3) of a file with a write
+ * delegation asks its holder with CB_GETATTR (RFC 8881 §10.4.3) through
+ * the engine's state_grant_getattr(): when the holder's change attribute
+ * is not the one it was granted with, it changed the file, and the
+ * GETATTR answers its size with the file's mtime set to now; a holder
+ * that cannot be asked or does not answer within
+ * STATE_GRANT_ATTR_WAIT_MS is recalled instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,11 +72,13 @@ static void deleg_send_break(struct state_grant *g, uint32_t from,
 			     uint32_t to, bool ack_needed);
 static void deleg_revoked(struct state_grant *g);
 static void deleg_release(void *arg);
+static bool deleg_send_getattr(struct state_grant *g);
 
 static const struct state_grant_ops deleg_ops = {
 	.send_break = deleg_send_break,
 	.revoked = deleg_revoked,
 	.release = deleg_release,
+	.send_getattr = deleg_send_getattr,
 };
 
 /* Drop @n references of @d; the last frees it. */
@@ -200,15 +209,11 @@ static uint32_t offer_type(struct nfs4_compound *c, struct nfs4_client *cl,
 	    iobuf_pressure())
 		return OPEN_DELEGATE_NONE;
 	if (cl->minor == 0) {
-		/* 4.0: read delegations over a callback path probed up
-		 * (nothing tells a 4.0 client's GETATTR from another's, so a
-		 * write delegation would be recalled by its own) */
+		/* 4.0: over a callback path probed up. Nothing tells a 4.0
+		 * client's bare GETATTR from another's: its own asks it with
+		 * CB_GETATTR, which it answers (no recall). */
 		if (cl->cb_state != NFS4_CB_UP && !reclaim)
 			return OPEN_DELEGATE_NONE;
-		if (type == OPEN_DELEGATE_WRITE) {
-			*why = WND4_CONTENTION;
-			return OPEN_DELEGATE_NONE;
-		}
 		*why = WND4_CONTENTION;
 		return type;
 	}
@@ -248,6 +253,13 @@ void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
 		d = calloc(1, sizeof(*d));
 		if (!d)
 			why = WND4_RESOURCE;
+	}
+	if (d && type == OPEN_DELEGATE_WRITE) {
+		/* what CB_GETATTR's answers are compared with */
+		struct vfs_attr va;
+
+		if (vfs_getattr(state_file_obj(f), &va) == 0)
+			d->change_base = va.change;
 	}
 	if (d) {
 		state_file_hold(f);
@@ -353,38 +365,56 @@ void nfs4_deleg_free_all(struct nfs4_client *cl)
 	}
 }
 
-/* The first delegation of @cl owed a recall, or NULL. */
+/* The first delegation of @cl owed a CB_GETATTR, else the first owed a
+ * recall, or NULL. */
 static struct nfs4_deleg *first_due(struct nfs4_client *cl)
 {
+	struct nfs4_deleg *recall = NULL;
 	struct nfs4_list *m;
 
 	for (m = cl->delegs.next; m != &cl->delegs; m = m->next) {
 		struct nfs4_deleg *d =
 			nfs4_container_of(m, struct nfs4_deleg, client_link);
 
-		if (d->recall_due)
+		if (d->getattr_due)
 			return d;
+		if (d->recall_due && !recall)
+			recall = d;
 	}
-	return NULL;
+	return recall;
 }
 
-/* 4.0: one CB_RECALL at a time, over the callback path probed up. */
+/* @due's call went out (@op, on a 4.0 path when @v40). */
+static void call_sent(struct nfs4_client *cl, struct nfs4_deleg *due,
+		      uint32_t op)
+{
+	if (op == OP_CB_GETATTR) {
+		due->getattr_due = false;
+		due->getattr_sent = true;
+	} else {
+		due->recall_due = false;
+		due->recalled = true;
+	}
+	if (cl->minor == 0)
+		cl->cb40_busy = true;
+}
+
+/* 4.0: one call at a time, over the callback path probed up. */
 static void kick40(struct nfs4_client *cl)
 {
 	struct nfs4_deleg *due;
 	struct stateid4 sid;
+	uint32_t op;
 
 	if (cl->cb_state != NFS4_CB_UP || cl->cb40_busy)
 		return;
 	due = first_due(cl);
 	if (!due)
 		return;
+	op = due->getattr_due ? OP_CB_GETATTR : OP_CB_RECALL;
 	nfs4_stid_to_wire(&due->sid, &sid);
-	if (nfs4_cb_recall40(cl->clientid, &cl->cb_probed, &sid, &due->fh)) {
-		due->recall_due = false;
-		due->recalled = true;
-		cl->cb40_busy = true;
-	}
+	if (nfs4_cb_call40(cl->clientid, &cl->cb_probed, op, &sid, &due->fh))
+		call_sent(cl, due, op);
 }
 
 /** nfs4_deleg_kick() - see state_int.h. */
@@ -401,17 +431,17 @@ void nfs4_deleg_kick(struct nfs4_client *cl)
 			nfs4_container_of(n, struct nfs4_session, client_link);
 		struct nfs4_deleg *due = first_due(cl);
 		struct stateid4 sid;
+		uint32_t op;
 
 		if (!due)
 			return;
+		op = due->getattr_due ? OP_CB_GETATTR : OP_CB_RECALL;
 		pthread_mutex_lock(&s->mu);
 		if (nfs4_bc_session_ok(s) && s->cb_state == NFS4_CB_UP &&
 		    nfs4_bc_call_free(s)) {
 			nfs4_stid_to_wire(&due->sid, &sid);
-			if (nfs4_bc_recall(s, &sid, &due->fh)) {
-				due->recall_due = false;
-				due->recalled = true;
-			}
+			if (nfs4_bc_call(s, op, &sid, &due->fh))
+				call_sent(cl, due, op);
 		}
 		pthread_mutex_unlock(&s->mu);
 	}
@@ -442,6 +472,76 @@ static void deleg_send_break(struct state_grant *g, uint32_t from,
 		nfs4_deleg_kick(cl);
 	}
 	nfs4_client_unlock_put(cl);
+}
+
+/* Can @cl be called now (its callback path or a back channel up)?
+ * Under its mutex. */
+static bool cb_usable(struct nfs4_client *cl)
+{
+	if (cl->minor == 0)
+		return cl->cb_state == NFS4_CB_UP;
+	return cb_rtt(cl) != UINT32_MAX;
+}
+
+/*
+ * The engine asks what @g's write delegation's holder caches (another
+ * client's GETATTR): CB_GETATTR, answered in nfs4_deleg_getattr_done().
+ * False when it cannot be asked (no callback path, a recall under way):
+ * the engine recalls it instead.
+ */
+static bool deleg_send_getattr(struct state_grant *g)
+{
+	struct nfs4_deleg *d = state_grant_arg(g);
+	struct nfs4_client *cl = d->sid.client;
+	bool ok;
+
+	nfs4_client_get(cl);
+	nfs4_client_lock(cl);
+	ok = d->grant == g && d->sid.type == NFS4_STID_DELEG &&
+	     d->type == OPEN_DELEGATE_WRITE && !d->recall_due &&
+	     !d->recalled && cb_usable(cl);
+	if (ok && !d->getattr_sent) {
+		d->getattr_due = true;
+		nfs4_deleg_kick(cl);
+	}
+	nfs4_client_unlock_put(cl);
+	return ok;
+}
+
+/** nfs4_deleg_getattr_done() - see state_int.h. */
+void nfs4_deleg_getattr_done(struct nfs4_client *cl,
+			     const uint8_t other[NFS4_OTHER_SIZE],
+			     uint32_t status, const struct nfs4_cb_attrs *a)
+{
+	struct state_grant_attrs ga = {0};
+	struct nfs4_list *n;
+
+	nfs4_client_lock(cl);
+	if (cl->minor == 0)
+		cl->cb40_busy = false;
+	for (n = cl->delegs.next; n != &cl->delegs; n = n->next) {
+		struct nfs4_deleg *d =
+			nfs4_container_of(n, struct nfs4_deleg, client_link);
+		bool ok = status == NFS4_OK && a->have_change && a->have_size;
+
+		if (!d->getattr_sent ||
+		    memcmp(d->sid.other, other, NFS4_OTHER_SIZE) != 0)
+			continue;
+		d->getattr_sent = false;
+		log_debug("nfs4: client %016llx: CB_GETATTR answered %u",
+			  (unsigned long long)cl->clientid, status);
+		if (!d->grant)
+			break;
+		/* RFC 8881 §10.4.3: a change attribute other than the one
+		 * it was granted with says the holder changed the file */
+		ga.size = a->size;
+		ga.modified = a->change != d->change_base;
+		/* cl->mu before the file's: as when a delegation is given */
+		state_grant_attrs_done(d->grant, ok, &ga);
+		break;
+	}
+	nfs4_deleg_kick(cl);
+	pthread_mutex_unlock(&cl->mu);
 }
 
 /* Not returned within the lease: revoked (the engine already took its
@@ -519,6 +619,12 @@ void nfs4_deleg_recall_done(struct nfs4_client *cl,
 		struct nfs4_deleg *d =
 			nfs4_container_of(n, struct nfs4_deleg, client_link);
 
+		if (!other && d->getattr_sent) {
+			/* a call lost with the path: its asker gave up */
+			d->getattr_sent = false;
+			if (d->grant)
+				state_grant_attrs_done(d->grant, false, NULL);
+		}
 		if (!d->grant || !d->recalled)
 			continue;
 		if (!other) {

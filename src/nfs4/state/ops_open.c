@@ -213,8 +213,9 @@ static uint32_t check_share(const struct nfs4_compound *c, uint32_t access,
 
 /* The grace and delegation rules of the claim (RFC 8881 §9.11, §10.2.1):
  * a delegation held now may be claimed (the stateid is checked against
- * the file in open_state), one from before a restart may not (no
- * DELEGPURGE: CLAIM_DELEGATE_PREV is not supported). */
+ * the file in open_state); one from before the client's own restart may
+ * not: delegations are not kept across it (CLAIM_DELEGATE_PREV and
+ * CLAIM_DELEG_PREV_FH, with DELEGPURGE, are NOTSUPP, as knfsd's). */
 static uint32_t check_claim(const struct nfs4_compound *c,
 			    const struct OPEN4args *a,
 			    const struct nfs4_client *cl)
@@ -239,8 +240,9 @@ static uint32_t check_claim(const struct nfs4_compound *c,
 	case CLAIM_DELEG_PREV_FH:
 		if (c->minorversion == 0)
 			return NFS4ERR_BADXDR;
-		/* fall through */
+		return NFS4ERR_NOTSUPP;
 	case CLAIM_DELEGATE_PREV:
+		return NFS4ERR_NOTSUPP;
 	default:
 		status = nfs4_grace_check_reclaim(cl);
 		return status == NFS4_OK ? NFS4ERR_RECLAIM_BAD : status;

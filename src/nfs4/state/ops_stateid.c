@@ -178,7 +178,8 @@ static bool dec_DELEGPURGE4args(struct xdr_buf *x, void *p)
 
 /**
  * nfs4_op_delegpurge() - RFC 8881 §18.5.3: only servers that support
- * CLAIM_DELEGATE_PREV need it; nasd grants no delegations: NOTSUPP.
+ * CLAIM_DELEGATE_PREV need it; nasd keeps no delegations across a
+ * client's restart: NOTSUPP (as knfsd).
  */
 uint32_t nfs4_op_delegpurge(struct nfs4_compound *c, void *args, void *res)
 {

@@ -432,7 +432,8 @@ struct nfs4_session {
 	uint32_t call_xid;
 	uint32_t call_seq;             /* slot 0's csa_sequenceid */
 	uint64_t call_sent;            /* nfs4_now_ms() */
-	uint8_t call_other[NFS4_OTHER_SIZE]; /* the delegation recalled */
+	uint8_t call_other[NFS4_OTHER_SIZE]; /* the delegation called for */
+	uint32_t call_op;              /* OP_CB_RECALL or OP_CB_GETATTR */
 };
 
 enum nfs4_stid_type {
@@ -526,6 +527,10 @@ struct nfs4_deleg {
 	bool recalled;                 /* ... and was */
 	uint8_t retries;               /* CB_RECALL sent again after an error */
 	uint64_t recall_ms;            /* when the recall began */
+	bool getattr_due;              /* a CB_GETATTR is to be sent */
+	bool getattr_sent;             /* ... and was, not yet answered */
+	uint64_t change_base;          /* write: the change attribute at
+					* the grant (CB_GETATTR's base) */
 	bool retry_armed;
 	struct timer retry;            /* armed: holds a reference */
 	struct nfs_fh4 fh;             /* for CB_RECALL */
@@ -871,6 +876,25 @@ void nfs4_deleg_kick(struct nfs4_client *cl);
 void nfs4_deleg_recall_done(struct nfs4_client *cl,
 			    const uint8_t other[NFS4_OTHER_SIZE],
 			    uint32_t status);
+/* Callback operations (RFC 8881 §20, RFC 7530 §16.2x). */
+#define OP_CB_GETATTR 3
+#define OP_CB_RECALL 4
+
+/* What a CB_GETATTR answer carried (RFC 8881 §20.1). */
+struct nfs4_cb_attrs {
+	bool have_change;
+	bool have_size;
+	uint64_t change;
+	uint64_t size;
+};
+/*
+ * nfs4_deleg_getattr_done() - the CB_GETATTR for the delegation @other
+ * of @cl was answered @status with @a (or lost: NFS4ERR_DELAY). Without
+ * locks.
+ */
+void nfs4_deleg_getattr_done(struct nfs4_client *cl,
+			     const uint8_t other[NFS4_OTHER_SIZE],
+			     uint32_t status, const struct nfs4_cb_attrs *a);
 /* `nasd stats` counters (start-up). */
 void nfs4_deleg_stats_init(void);
 /* A file recalled this recently gets no new delegation. */
@@ -918,12 +942,13 @@ int nfs4_cb_start(void);
 void nfs4_cb_stop(void);
 void nfs4_cb_probe(clientid4 id, const struct nfs4_cb40 *cb);
 /*
- * nfs4_cb_recall40() - queue CB_RECALL of the delegation @stateid of @fh
- * to client @id at @cb (copied); its answer goes to
- * nfs4_deleg_recall_done(). False when it cannot be queued.
+ * nfs4_cb_call40() - queue CB_RECALL of the delegation @stateid of @fh,
+ * or CB_GETATTR of @fh (by @op), to client @id at @cb (copied); its
+ * answer goes to nfs4_deleg_recall_done() or nfs4_deleg_getattr_done().
+ * False when it cannot be queued.
  */
-bool nfs4_cb_recall40(clientid4 id, const struct nfs4_cb40 *cb,
-		      const struct stateid4 *stateid, const struct nfs_fh4 *fh);
+bool nfs4_cb_call40(clientid4 id, const struct nfs4_cb40 *cb, uint32_t op,
+		    const struct stateid4 *stateid, const struct nfs_fh4 *fh);
 /* For tests: parse a universal address of loopback only. */
 int nfs4_cb_parse_uaddr(const char *netid, const char *uaddr,
 			struct sockaddr_storage *ss, socklen_t *len);
@@ -971,21 +996,28 @@ void nfs4_bc_reply(struct conn *c, uint32_t xid, const uint8_t *rec,
 /* @c closed (rpc_set_close_handler): unbind it everywhere. */
 void nfs4_bc_conn_closed(struct conn *c);
 /*
- * nfs4_bc_recall() - send CB_COMPOUND(CB_SEQUENCE, CB_RECALL) of the
- * delegation @stateid of @fh on @s, whose back channel is up and has no
- * call out (nfs4_bc_call_free()). Under s->mu. False when it cannot be
- * sent (no connection, no memory, queue full): the path is then down.
+ * nfs4_bc_call() - send CB_COMPOUND(CB_SEQUENCE, @op) on @s, whose back
+ * channel is up and has no call out (nfs4_bc_call_free()): CB_RECALL of
+ * the delegation @stateid of @fh, or CB_GETATTR of @fh's change and
+ * size. Under s->mu. False when it cannot be sent (no connection, no
+ * memory, queue full): the path is then down.
  */
 bool nfs4_bc_call_free(struct nfs4_session *s);
-bool nfs4_bc_recall(struct nfs4_session *s, const struct stateid4 *stateid,
-		    const struct nfs_fh4 *fh);
+bool nfs4_bc_call(struct nfs4_session *s, uint32_t op,
+		  const struct stateid4 *stateid, const struct nfs_fh4 *fh);
 /*
- * nfs4_bc_recall_reply() - the status of a reply record to a CB_RECALL
- * call: the RPC layer's (SERVERFAULT unless accepted with SUCCESS), then
- * CB_COMPOUND4res's first failed operation's or its own. Every length is
- * checked (fuzz_cb_reply).
+ * nfs4_cb_reply() - the status of a reply record to a CB_RECALL or
+ * CB_GETATTR call: the RPC layer's (SERVERFAULT unless accepted with
+ * SUCCESS), then CB_COMPOUND4res's first failed operation's or its own;
+ * CB_GETATTR's change and size in @a. Every length is checked
+ * (fuzz_cb_reply).
  */
-uint32_t nfs4_bc_recall_reply(const uint8_t *rec, size_t len);
+uint32_t nfs4_cb_reply(const uint8_t *rec, size_t len,
+		       struct nfs4_cb_attrs *a);
+/* nfs4_cb_enc_op() - the arguments of CB_RECALL (of @stateid, @fh) or
+ * CB_GETATTR (of @fh's change and size), by @op, 4.0 and 4.1 alike. */
+bool nfs4_cb_enc_op(struct xdr_buf *x, uint32_t op,
+		    const struct stateid4 *stateid, const struct nfs_fh4 *fh);
 /* Is the back channel of @s up (or being probed, in time)? Under s->mu. */
 bool nfs4_bc_session_ok(struct nfs4_session *s);
 /*
