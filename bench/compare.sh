@@ -54,8 +54,9 @@
 #                         [--workloads LIST] [--baseline DIR] [--no-ganesha]
 #                         [--smb | --no-smb] [--no-scratch]
 # --workloads: a comma-separated subset of seq-write, seq-read-back, seq-read,
-# seq-read-cold, rand-read, swbuild (default all; the read workloads need
-# the files seq-write leaves, so keep seq-write in the list). The swbuild
+# seq-read-cold, rand-read, swbuild and their NFSv4.1 forms v41-seq-write,
+# v41-seq-read, v41-rand-read, v41-swbuild (default all; the read workloads
+# need the files a seq-write leaves, so keep one in the list). The swbuild
 # find-max searches and the memory scenario have their own switches.
 # Raw JSON of every run and the summary (summary.md) go to --results
 # (default BUILD/bench-results).
@@ -102,12 +103,16 @@ done
 case $REPS in
 ''|*[!0-9]*|0) echo "compare.sh: --reps must be a positive number" >&2; exit 2 ;;
 esac
-WORKLOADS=(seq-write seq-read-back seq-read seq-read-cold rand-read swbuild)
+# v41-*: the same over NFSv4.1 (nasd-bench's own client, one client and
+# session per job), each server's NFSv4.1 of the same export
+WORKLOADS=(seq-write seq-read-back seq-read seq-read-cold rand-read swbuild
+	v41-seq-write v41-seq-read v41-rand-read v41-swbuild)
 if [ -n "$ONLY" ]; then
 	IFS=, read -r -a WORKLOADS <<<"$ONLY"
 	for wl in "${WORKLOADS[@]}"; do
 		case $wl in
 		seq-write|seq-read-back|seq-read|seq-read-cold|rand-read|swbuild) ;;
+		v41-seq-write|v41-seq-read|v41-rand-read|v41-swbuild) ;;
 		*) echo "compare.sh: unknown workload '$wl'" >&2; exit 2 ;;
 		esac
 	done
@@ -306,13 +311,14 @@ ganesha_conf() {	# ganesha_conf EXPORT_DIR FILE
 		NLM_Port = $GAN_NLM;
 		Rquota_Port = $GAN_RQ;
 		Bind_addr = 127.0.0.1;
-		Protocols = 3;
+		Protocols = 3, 4;
 		Enable_NLM = false;
 		Enable_RQUOTA = false;
 		Enable_UDP = false;
 	}
 	NFSV4 {
 		Graceless = true;
+		Minor_Versions = 1, 2;
 	}
 	EXPORT_DEFAULTS {
 		Access_Type = RW;
@@ -322,7 +328,7 @@ ganesha_conf() {	# ganesha_conf EXPORT_DIR FILE
 		Export_Id = 77;
 		Path = $1;
 		Pseudo = $1;
-		Protocols = 3;
+		Protocols = 3, 4;
 		Transports = TCP;
 		Access_Type = RW;
 		Squash = No_Root_Squash;
@@ -389,8 +395,14 @@ nasd_start() {
 	wait_listen "$port" "$!" "${NASD_AS:-nasd}" "$W/${NASD_AS:-nasd}.log" || exit 1
 }
 
-url_of() {	# url_of nasd|base|ganesha EXPORT_DIR
-	if [ "$1" = nasd ]; then
+url_of() {	# url_of nasd|base|ganesha EXPORT_DIR [v41]
+	if [ "${3:-}" = v41 ]; then
+		case $1 in
+		nasd) echo "nfs://127.0.0.1:$NASD_PORT$2?version=4.1" ;;
+		base) echo "nfs://127.0.0.1:$BASE_PORT$2?version=4.1" ;;
+		*) echo "nfs://127.0.0.1:$GAN_PORT$2?version=4.1" ;;
+		esac
+	elif [ "$1" = nasd ]; then
 		echo "nfs://127.0.0.1$2?nfsport=$NASD_PORT&mountport=$NASD_PORT"
 	elif [ "$1" = base ]; then
 		echo "nfs://127.0.0.1$2?nfsport=$BASE_PORT&mountport=$BASE_PORT"
@@ -405,9 +417,9 @@ bench() {
 	local srv=$1 out=$2 pid url
 	shift 2
 	case $srv in
-	nasd) pid=$NASD_PID; url=$(url_of nasd "$W/nasd-exp") ;;
-	base) pid=$BASE_PID; url=$(url_of base "$W/base-exp") ;;
-	*) pid=$GAN_PID; url=$(url_of ganesha "$W/gan-exp") ;;
+	nasd) pid=$NASD_PID; url=$(url_of nasd "$W/nasd-exp" "${BENCH_PROTO:-}") ;;
+	base) pid=$BASE_PID; url=$(url_of base "$W/base-exp" "${BENCH_PROTO:-}") ;;
+	*) pid=$GAN_PID; url=$(url_of ganesha "$W/gan-exp" "${BENCH_PROTO:-}") ;;
 	esac
 	[ -n "${BENCH_URL:-}" ] && url=$BENCH_URL
 	log "$(basename "$out" .json): nasd-bench $*"
@@ -712,6 +724,7 @@ wl_args() {
 	seq-read-cold|seq-read-back) echo "-j 4 -d 16 --bs 1m --size $SIZE seq-read" ;;
 	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
 	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
+	v41-*) wl_args "${1#v41-}" ;;
 	esac
 }
 for rep in $(seq 1 "$REPS"); do
@@ -719,11 +732,15 @@ for rep in $(seq 1 "$REPS"); do
 	for wl in "${WORKLOADS[@]}"; do
 		for srv in $order; do
 			case $wl in
-			seq-read|rand-read) cache_state warm "$srv" ;;
+			seq-read|rand-read|v41-seq-read|v41-rand-read)
+				cache_state warm "$srv" ;;
 			seq-read-cold) cache_state cold "$srv" ;;
 			esac
+			proto=
+			case $wl in v41-*) proto=v41 ;; esac
 			# shellcheck disable=SC2046
-			bench "$srv" "$RESULTS/$wl.$srv.$rep.json" -q $(wl_args "$wl")
+			BENCH_PROTO=$proto bench "$srv" "$RESULTS/$wl.$srv.$rep.json" -q \
+				$(wl_args "$wl")
 		done
 	done
 done

@@ -35,8 +35,11 @@ static void usage(FILE *f)
 "usage: nasd-bench [options] WORKLOAD URL\n"
 "  WORKLOAD   seq-read | seq-write | rand-read | rand-write | swbuild\n"
 "  URL        nfs://HOST/EXPORT[?version=3&nfsport=P&mountport=P]\n"
-"             version=4: NFSv4.0, one client id per job; seq-read and\n"
-"             rand-read only, of files an NFSv3 run wrote\n"
+"             version=4: NFSv4.0 (libnfs), one client id per job;\n"
+"             seq-read and rand-read only, of files an NFSv3 run wrote\n"
+"             version=4.1: NFSv4.1 on nasd-bench's own client, one\n"
+"             client and session per job, every workload (swbuild: one\n"
+"             COMPOUND per operation)\n"
 "             smb://[DOMAIN;]USER:PASSWORD@HOST[:PORT]/SHARE: SMB 3.1.1,\n"
 "             one logged-on connection per job (swbuild: one compound\n"
 "             per operation)\n"
@@ -134,13 +137,20 @@ static unsigned long parse_uint(const char *opt, const char *s,
 }
 
 /* The NFS version a URL asks for (its version= argument), 3 without. */
+/* The URL's version=: 3, 40 (4 or 4.0) or 41 (4.1); 0 when unknown. */
 static int url_version(const char *url)
 {
 	const char *q = strchr(url, '?'), *p;
+	char v[8];
 
 	for (p = q; p; p = strchr(p + 1, '&')) {
-		if (!strncmp(p + 1, "version=", 8))
-			return atoi(p + 9);
+		if (strncmp(p + 1, "version=", 8))
+			continue;
+		snprintf(v, sizeof(v), "%.*s", (int)strcspn(p + 9, "&"),
+			 p + 9);
+		return !strcmp(v, "3") ? 3 :
+		       !strcmp(v, "4") || !strcmp(v, "4.0") ? 40 :
+		       !strcmp(v, "4.1") ? 41 : 0;
 	}
 	return 3;
 }
@@ -332,7 +342,10 @@ static void parse_args(int argc, char **argv, struct nb_opts *o)
 	switch (o->smb ? 3 : url_version(o->url)) {
 	case 3:
 		break;
-	case 4:
+	case 41:
+		o->v41 = true;
+		break;
+	case 40:
 		o->nfs4 = true;
 		/* libnfs 4.0's NFSv4 WRITE cannot carry more than ~3.9 KiB
 		 * nor have two in flight: no write load over it */
@@ -341,7 +354,8 @@ static void parse_args(int argc, char **argv, struct nb_opts *o)
 				  "(libnfs's NFSv4 WRITE is not fit for load)");
 		break;
 	default:
-		arg_error("URL '%s': version must be 3 or 4", o->url);
+		arg_error("URL '%s': version must be 3, 4 (4.0) or 4.1",
+			  o->url);
 	}
 
 	if (!bs_set)
@@ -512,7 +526,7 @@ static void json_header(FILE *f, const struct nb_run *run)
 		(unsigned long long)run->readmax,
 		(unsigned long long)run->writemax);
 	fprintf(f, "\"protocol\": \"%s\", ", o->smb ? "smb3.1.1" :
-		o->nfs4 ? "nfs4.0" : "nfs3");
+		o->nfs4 ? "nfs4.0" : o->v41 ? "nfs4.1" : "nfs3");
 	if (o->smb && run->jobs[0].smb)
 		fprintf(f, "\"signing\": %s, \"sign_alg\": %u, ",
 			nb_smb2_signing(run->jobs[0].smb) ? "true" : "false",
@@ -761,6 +775,16 @@ static const struct nb_proto proto_nfs = {
 	.swb_refill_ops = &nb_swb_refill_ops,
 };
 
+static const struct nb_proto proto_v41 = {
+	.connect = nb_v41_jobs_connect,
+	.data_prepare = nb_v41_data_prepare,
+	.data_cleanup = nb_v41_data_cleanup,
+	.data_ops = &nb_v41_data_ops,
+	.swb_prepare = nb_v41_swb_prepare,
+	.swb_ops = &nb_v41_swb_ops,
+	.swb_refill_ops = &nb_v41_swb_refill_ops,
+};
+
 static const struct nb_proto proto_smb = {
 	.connect = nb_smb_jobs_connect,
 	.data_prepare = nb_smb_data_prepare,
@@ -784,7 +808,14 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &run.o);
 	signal(SIGPIPE, SIG_IGN);
-	run.proto = run.o.smb ? &proto_smb : &proto_nfs;
+	run.proto = run.o.smb ? &proto_smb : run.o.v41 ? &proto_v41 :
+		    &proto_nfs;
+	if (run.o.v41 &&
+	    nb_nfs41_parse_url(run.o.url, &run.v41, &run.v41_url_buf) < 0) {
+		fprintf(stderr, "nasd-bench: URL '%s' must look like "
+			"nfs://HOST[:PORT]/EXPORT?version=4.1\n", run.o.url);
+		return 2;
+	}
 	if (run.o.smb &&
 	    nb_smb2_parse_url(run.o.url, &run.smb, &run.smb_url_buf) < 0) {
 		fprintf(stderr, "nasd-bench: URL '%s' must look like "
@@ -855,6 +886,7 @@ out:
 	free(run.server);
 	free(run.export);
 	free(run.smb_url_buf);
+	free(run.v41_url_buf);
 	free(res);
 	return ret;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nasd-bench: an NFS load generator on libnfs's asynchronous API.
- * NFSv3, and NFSv4.0 (?version=4 in the URL) for the read workloads; and
- * an SMB 3.1.1 one on its own client (smb:// URLs, nb_smb2.h).
+ * NFSv3, and NFSv4.0 (?version=4 in the URL) for the read workloads; an
+ * NFSv4.1 one on its own client (?version=4.1, nb_nfs41.h); and an SMB
+ * 3.1.1 one on its own client (smb:// URLs, nb_smb2.h).
  *
  * One job = one nfs_context (or SMB2 connection) = one TCP connection with
  * up to `depth`
@@ -29,13 +30,14 @@
 #include <nfsc/libnfs-raw-nfs.h>
 #include <nfsc/libnfs-raw-nfs4.h>
 
+#include "nb_nfs41.h"
 #include "nb_smb2.h"
 
 #define NB_MAX_JOBS	1024
 #define NB_MAX_DEPTH	1024
 #define NB_MAX_THREADS	64
 #define NB_MAX_BS	(16u << 20)
-#define NB_FH_MAX	64		/* NFS3_FHSIZE, RFC 1813 §2.4 */
+#define NB_FH_MAX	128		/* NFS4_FHSIZE (NFSv3: 64, RFC 1813 §2.4) */
 #define NB_NS		1000000000ull
 
 /* ---- latency histogram (nb_stats.c) ---- */
@@ -166,6 +168,11 @@ struct nb_job {
 	char *path;			/* data file, relative to the export */
 	struct nfsfh *fh;
 	struct nb_smb2 *smb;		/* SMB: the connection (no nfs) */
+	struct nb_nfs41 *v41;		/* NFSv4.1: the connection */
+	uint8_t v41_fh[NB_NFS41_FH_MAX];	/* NFSv4.1: the data file */
+	uint32_t v41_fh_len;
+	uint8_t v41_sid[NB_NFS41_STATEID];	/* ... its open's stateid */
+	bool v41_open;
 	uint8_t smb_fid[NB_SMB2_FID_SIZE];
 	bool smb_open;			/* smb_fid is open */
 	uint64_t file_size;		/* size at open */
@@ -206,6 +213,7 @@ struct nb_opts {
 	enum nb_workload workload;
 	const char *url;
 	bool nfs4;			/* ?version=4: each job an NFSv4.0 client */
+	bool v41;			/* ?version=4.1: nb_nfs41.h's client */
 	bool smb;			/* smb:// URL */
 	bool smb_sign;			/* the client requires signing */
 	bool server_tree;		/* sample the server's descendants too */
@@ -277,6 +285,8 @@ struct nb_run {
 	char *wbuf;			/* write payload, bs bytes */
 	struct nb_smb2_opts smb;	/* SMB: from the URL */
 	char *smb_url_buf;
+	struct nb_nfs41_opts v41;	/* NFSv4.1: from the URL */
+	char *v41_url_buf;
 	uint8_t *smb_wbody;		/* swbuild WRITE body + payload */
 	size_t smb_wbody_len;
 	struct nb_fh root;		/* swbuild: the export's root handle */
@@ -329,6 +339,16 @@ int nb_smb_swb_prepare(struct nb_run *run);
 extern const struct nb_phase_ops nb_smb_data_ops;
 extern const struct nb_phase_ops nb_smb_swb_ops;
 extern const struct nb_phase_ops nb_smb_swb_refill_ops;
+
+/* ---- NFSv4.1 workloads (nb_nfs41_work.c) ---- */
+
+int nb_v41_jobs_connect(struct nb_run *run);
+int nb_v41_data_prepare(struct nb_run *run);
+int nb_v41_data_cleanup(struct nb_run *run);
+int nb_v41_swb_prepare(struct nb_run *run);
+extern const struct nb_phase_ops nb_v41_data_ops;
+extern const struct nb_phase_ops nb_v41_swb_ops;
+extern const struct nb_phase_ops nb_v41_swb_refill_ops;
 
 /* ---- raw calls, synchronous (nb_engine.c) ---- */
 

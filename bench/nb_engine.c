@@ -121,24 +121,28 @@ void nb_req_done(struct nb_req *req, uint64_t bytes, bool ok)
 /* The job's connection, whichever protocol it speaks. */
 static int job_fd(const struct nb_job *job)
 {
-	return job->smb ? nb_smb2_fd(job->smb) : nfs_get_fd(job->nfs);
+	return job->smb ? nb_smb2_fd(job->smb) :
+	       job->v41 ? nb_nfs41_fd(job->v41) : nfs_get_fd(job->nfs);
 }
 
 static short job_events(const struct nb_job *job)
 {
 	return job->smb ? nb_smb2_events(job->smb) :
+	       job->v41 ? nb_nfs41_events(job->v41) :
 			  (short)nfs_which_events(job->nfs);
 }
 
 static int job_service(struct nb_job *job, short revents)
 {
 	return job->smb ? nb_smb2_service(job->smb, revents) :
+	       job->v41 ? nb_nfs41_service(job->v41, revents) :
 			  nfs_service(job->nfs, revents);
 }
 
 static const char *job_error(const struct nb_job *job)
 {
-	return job->smb ? nb_smb2_error(job->smb) : nfs_get_error(job->nfs);
+	return job->smb ? nb_smb2_error(job->smb) :
+	       job->v41 ? nb_nfs41_error(job->v41) : nfs_get_error(job->nfs);
 }
 
 /**
@@ -295,6 +299,7 @@ void nb_jobs_destroy(struct nb_run *run)
 			nfs_destroy_context(job->nfs);
 		}
 		nb_smb2_destroy(job->smb);
+		nb_nfs41_destroy(job->v41);
 		free(job->hist);
 		free(job->reqs);
 		free(job->path);

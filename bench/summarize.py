@@ -65,6 +65,14 @@ SIDE_BY_SIDE = [
      ["iops", "cpu_kop", "p50", "p99", "rss"]),
     ("swbuild", "swbuild, 16 jobs x 2, max speed",
      ["ops_s", "cpu_kop", "p99", "rss"]),
+    ("v41-seq-write", "NFSv4.1 seq-write 1 MiB, 4 jobs x 16",
+     ["mib_s", "cpu_gib", "p99", "rss"]),
+    ("v41-seq-read", "NFSv4.1 seq-read 1 MiB, 4 jobs x 16 (page cache)",
+     ["mib_s", "cpu_gib", "p99", "rss"]),
+    ("v41-rand-read", "NFSv4.1 rand-read 4 KiB, 4 jobs x 16",
+     ["iops", "cpu_kop", "p50", "p99", "rss"]),
+    ("v41-swbuild", "NFSv4.1 swbuild, 16 jobs x 2, max speed",
+     ["ops_s", "cpu_kop", "p99", "rss"]),
 ]
 
 
@@ -290,6 +298,31 @@ def main():
                        "" if eq_ok else "; nasd fell short of the load"))
     else:
         target("swbuild highest sustained load >= 2 x Ganesha's", None, "")
+    # issue 12 (NFSv4.1): against nasd's own NFSv3 and Ganesha's NFSv4.1
+    for name, v3, fig in (("v41-seq-write", "seq-write", "mib_s"),
+                          ("v41-seq-read", "seq-read", "mib_s"),
+                          ("v41-rand-read", "rand-read", "iops")):
+        a, b = med_of.get((name, fig), (None, None))
+        a3 = med_of.get((v3, fig), (None, None))[0]
+        rt = ratio(a, a3)
+        target("%s >= 0.9 x nasd's NFSv3" % name,
+               None if rt is None else rt >= 0.9,
+               "ratio %.2f" % rt if rt is not None else "")
+        rt = ratio(a, b)
+        target("%s >= 1.5 x Ganesha's NFSv4.1" % name,
+               None if rt is None else rt >= 1.5,
+               "ratio %.2f" % rt if rt is not None else "")
+        cfig = "cpu_kop" if fig == "iops" else "cpu_gib"
+        a, b = med_of.get((name, cfig), (None, None))
+        rt = ratio(a, b)
+        target("%s server CPU <= 0.5 x Ganesha's" % name,
+               None if rt is None else rt <= 0.5,
+               "ratio %.2f" % rt if rt is not None else "")
+    a, b = med_of.get(("v41-swbuild", "ops_s"), (None, None))
+    rt = ratio(a, b)
+    target("v41-swbuild ops/s >= 2 x Ganesha's NFSv4.1",
+           None if rt is None else rt >= 2.0,
+           "ratio %.2f" % rt if rt is not None else "")
     def m(c, name, fig):
         return med(values(runs, name, c, fig))
     for cfg, mode in (("nasd-direct", "io=direct"), ("nasd-auto", "io=auto")):

@@ -56,7 +56,8 @@ arg_case missing_val "needs a value" seq-read "$U0" --jobs
 arg_case prefix_slash "plain file name" --prefix a/b seq-read "$U0"
 arg_case v4_write "version=4 runs seq-read and rand-read only" seq-write "$U0?version=4"
 arg_case v4_swbuild "version=4 runs seq-read and rand-read only" swbuild "$U0?nfsport=1&version=4"
-arg_case version_5 "version must be 3 or 4" seq-read "$U0?version=5"
+arg_case version_5 "version must be 3, 4 .4.0. or 4.1" seq-read "$U0?version=5"
+arg_case version_42 "version must be 3, 4 .4.0. or 4.1" seq-read "$U0?version=4.2"
 arg_case dead_pid "--server-pid: no process" --server-pid "$DEAD_PID" seq-read "$U0"
 arg_case smb_sign "--smb-sign: 'maybe' must be on or off" --smb-sign maybe seq-read "$U0"
 arg_case smb_url "must look like smb://" seq-read "smb://127.0.0.1/share"
@@ -267,6 +268,83 @@ if [ $rc -eq 1 ] && echo "$out" | grep -q "write the files over NFSv3 first"; th
 else
 	t_fail "v4_short_file_refused" "exit $rc: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 fi
+
+# ---- NFSv4.1 on nasd-bench's own client: every workload, one client and
+# session per job, the server's count of NFSv4 WRITEs matching ----
+URL41="nfs://127.0.0.1:$PORT$EXP?version=4.1"
+[ $STATS = 1 ] && stats_json >"$T_DIR/stats41a.json"
+if timeout 120 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE \
+	--prefix v41 --server-pid "$NASD_PID" seq-write "$URL41" \
+	>"$T_DIR/w41.json" 2>"$T_DIR/w41.err"; then
+	t_ok "v41_seq_write_runs"
+else
+	t_fail "v41_seq_write_runs" "$(tail -n 3 "$T_DIR/w41.err" | tr '\n' ' ')"
+fi
+check_json v41_seq_write_consistent "$T_DIR/w41.json" <<EOF
+r['protocol'] == 'nfs4.1' and r['ops'] == $JOBS * $SIZE // $BS
+r['bytes'] == r['ops'] * r['bs'] and r['errors'] == 0 and r['short'] == 0
+EOF
+for j in $(seq 0 $((JOBS - 1))); do
+	t_eq "v41_seq_write_file_${j}_size" "$SIZE" \
+		"$(stat -c %s "$EXP/v41.$j" 2>/dev/null)"
+done
+if [ $STATS = 1 ]; then
+	stats_json >"$T_DIR/stats41b.json"
+	out=$(python3 - "$T_DIR/stats41a.json" "$T_DIR/stats41b.json" \
+		"$T_DIR/w41.json" <<-'EOF'
+	import json, sys
+	a, b, w = (json.load(open(f)) for f in sys.argv[1:4])
+	def writes(s):
+	    return sum(p["count"] for p in s["procedures"]
+	               if p["program"] == "nfs4_op" and p["procedure"] == "WRITE")
+	if writes(b) - writes(a) != w["ops"]:
+	    print("server NFSv4 WRITEs %d, bench ops %d"
+	          % (writes(b) - writes(a), w["ops"]))
+	    sys.exit(1)
+	EOF
+	)
+	if [ $? -eq 0 ]; then
+		t_ok "v41_server_writes_match_bench"
+	else
+		t_fail "v41_server_writes_match_bench" "$out"
+	fi
+fi
+if timeout 120 "$BENCH" -q --json -j $JOBS -d 4 --bs $BS --size $SIZE \
+	--prefix v41 --cleanup seq-read "$URL41" >"$T_DIR/r41.json" \
+	2>"$T_DIR/r41.err"; then
+	t_ok "v41_seq_read_runs"
+else
+	t_fail "v41_seq_read_runs" "$(tail -n 3 "$T_DIR/r41.err" | tr '\n' ' ')"
+fi
+check_json v41_seq_read_reads_back "$T_DIR/r41.json" <<EOF
+r['bytes'] == $JOBS * $SIZE and r['ops'] == $JOBS * $SIZE // $BS
+r['errors'] == 0 and r['short'] == 0
+EOF
+t_check "v41_cleanup_removed_files" test ! -e "$EXP/v41.0"
+if timeout 120 "$BENCH" -q --json -j 2 -d 8 --size 4m -t 1 --prefix rr41 \
+	rand-read "$URL41" >"$T_DIR/rr41.json" 2>"$T_DIR/rr41.err"; then
+	t_ok "v41_rand_read_runs"
+else
+	t_fail "v41_rand_read_runs" "$(tail -n 3 "$T_DIR/rr41.err" | tr '\n' ' ')"
+fi
+check_json v41_rand_read_consistent "$T_DIR/rr41.json" <<EOF
+r['bs'] == 4096 and r['ops'] > 0 and r['bytes'] == r['ops'] * 4096
+r['errors'] == 0 and r['short'] == 0
+EOF
+if timeout 120 "$BENCH" -q --json -j 2 -d 4 -t 1 --swb-dirs 2 --swb-files 4 \
+	--prefix v41 swbuild "$URL41" >"$T_DIR/s41.json" 2>"$T_DIR/s41.err"; then
+	t_ok "v41_swbuild_runs"
+else
+	t_fail "v41_swbuild_runs" "$(tail -n 3 "$T_DIR/s41.err" | tr '\n' ' ')"
+fi
+check_json v41_swbuild_consistent "$T_DIR/s41.json" <<EOF
+r['ops'] > 0 and r['errors'] == 0
+sum(v['count'] for v in r['op_types'].values()) == r['ops']
+all(r['op_types'][k]['count'] > 0 for k in ('stat', 'write_file', 'read_file'))
+EOF
+t_eq "v41_swbuild_file_size" 16384 \
+	"$(stat -c %s "$EXP/v41.swb/j1/d1/f3" 2>/dev/null)"
+t_check "v41_swbuild_mkdir_made_dirs" test -n "$(ls "$EXP/v41.swb/j0/mk" 2>/dev/null)"
 
 # ---- swbuild: as fast as possible, then at a requested rate ----
 if timeout 120 "$BENCH" -q --json -j 2 -d 2 -t 1 --swb-dirs 2 --swb-files 4 \
