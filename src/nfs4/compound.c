@@ -768,6 +768,9 @@ static struct compound_run *compound_begin(struct rpc_call *call,
 		return NULL;
 	run->c.minorversion = a->minorversion;
 	run->c.numops = a->numops;
+	/* 4.0: the client whose state came on this connection */
+	if (a->minorversion == 0)
+		run->c.grant_key = nfs4_conn40_client(call->conn);
 	if (a->minorversion > 2) {
 		run->status = NFS4ERR_MINOR_VERS_MISMATCH;
 		run->done = true;

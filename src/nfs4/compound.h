@@ -55,8 +55,9 @@ struct nfs4_compound {
 	struct nfs4_slot *slot;
 	struct nfs4_client *client;       /* the session's client (4.1) */
 	/* 4.0: the client whose grants this compound's accesses leave alone
-	 * (the last stateid checked for I/O, an OPEN's owner); identity
-	 * only. See nfs4_grant_key(). */
+	 * (the last stateid checked for I/O, an OPEN's owner, else the 4.0
+	 * client whose state came on this connection, nfs4_conn40_client());
+	 * identity only. See nfs4_grant_key(). */
 	const void *grant_key;
 	bool cachethis;
 	uint32_t opindex;                 /* index of the op being run */

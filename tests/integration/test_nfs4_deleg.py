@@ -52,8 +52,9 @@ channel, so never granted one) check:
     127.0.0.1) answered CB_NULL gets a read delegation; a conflicting open
     sends it CB_COMPOUND(minor 0, its callback_ident, CB_RECALL) over a
     connection of the server's; DELEGRETURN lets the open through; an
-    OPEN for writing gets a write delegation, and another client's
-    GETATTR sends it CB_COMPOUND(CB_GETATTR) and answers its size;
+    OPEN for writing gets a write delegation; its own bare GETATTR (on its
+    connection) calls nothing back, another client's GETATTR sends it
+    CB_COMPOUND(CB_GETATTR) and answers its size;
   - an NFSv3 GETATTR asks a write delegation's holder the same way;
   - `nasd stats`: nfs4_delegations_total, recalls, returns, revoked, the
     CB_RECALL procedure; SIGTERM exits 0 without a sanitizer report.
@@ -521,6 +522,13 @@ def t_deleg40(port, exp_path, o, root):
     if wdeleg:
         check("v40_write_deleg", wdeleg[0] == DELEG_WRITE, f"{wdeleg}")
         if wdeleg[0] == DELEG_WRITE:
+            # its own bare GETATTR (no stateid: known by its connection)
+            # neither asks nor recalls it
+            r = raw.compound(s, 0, [raw.op_putfh(wfh),
+                                    raw.op_getattr(FATTR4_SIZE)])
+            expect("v40_own_getattr_ok", r.status, 0)
+            check("v40_own_getattr_no_callback",
+                  lis.wait(CB_COMPOUND, 0.5) is None, "a CB_COMPOUND came")
             lis.getattr_answer = (1, 777)
             st, _, sz = getattr_change_size(o.ss.call([
                 raw.op_putfh(wfh), raw.op_getattr(FATTR4_CHANGE,

@@ -777,6 +777,7 @@ void nfs4_bc_conn_closed(struct conn *c)
 		if (pending[i].conn == c)
 			pending[i].conn = NULL;
 	pthread_mutex_unlock(&bc_mu);
+	nfs4_conn40_forget(c, NULL);
 	/* the sessions of every client: their lists change only under
 	 * nfs4_st.mu (and the client's mutex) */
 	pthread_mutex_lock(&nfs4_st.mu);

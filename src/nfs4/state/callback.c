@@ -44,6 +44,9 @@ struct cb_job {
  * truncate, fh */
 #define CB_RECALL40_MAX (16 + 4 + 16 + 4 + 4 + NFS4_FHSIZE)
 #define CB_REPLY_MAX 1024
+/* the AUTH_SYS body (stamp, machine name "nasd", uid, gid, no gids): what
+ * it adds to a call over AUTH_NONE's empty one */
+#define CB_CRED_LEN 24
 
 static pthread_mutex_t cb_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cb_cv = PTHREAD_COND_INITIALIZER;
@@ -156,7 +159,8 @@ static int cb_call(const struct sockaddr_storage *ss, socklen_t sl,
 		   const uint8_t *args, size_t alen, uint8_t *rep,
 		   size_t *rlen)
 {
-	uint8_t req[44 + CB_RECALL40_MAX], hdr[4];
+	static const char machine[] = "nasd";
+	uint8_t req[44 + CB_CRED_LEN + CB_RECALL40_MAX], hdr[4];
 	struct xdr_buf x;
 	uint32_t mark, v, n;
 	int fd, ret, err = 0;
@@ -183,14 +187,22 @@ static int cb_call(const struct sockaddr_storage *ss, socklen_t sl,
 		}
 	}
 	xdr_init(&x, req, sizeof(req));
-	xdr_enc_u32(&x, 0x80000000u | (uint32_t)(40 + alen));
+	xdr_enc_u32(&x, 0x80000000u | (uint32_t)(40 + CB_CRED_LEN + alen));
 	xdr_enc_u32(&x, xid);
 	xdr_enc_u32(&x, CALL);
 	xdr_enc_u32(&x, RPC_VERSION);
 	xdr_enc_u32(&x, prog);
 	xdr_enc_u32(&x, CB_VERSION);
 	xdr_enc_u32(&x, proc);
-	xdr_enc_u32(&x, AUTH_NONE);
+	/* AUTH_SYS as root: the Linux client's callback service takes
+	 * AUTH_NONE for CB_NULL only (a CB_COMPOUND with it is refused
+	 * AUTH_BADCRED), as knfsd calls it */
+	xdr_enc_u32(&x, AUTH_SYS);
+	xdr_enc_u32(&x, CB_CRED_LEN);
+	xdr_enc_u32(&x, 0);                            /* stamp */
+	xdr_enc_opaque(&x, machine, sizeof(machine) - 1);
+	xdr_enc_u32(&x, 0);                            /* uid, gid, gids */
+	xdr_enc_u32(&x, 0);
 	xdr_enc_u32(&x, 0);
 	xdr_enc_u32(&x, AUTH_NONE);
 	if (!xdr_enc_u32(&x, 0) || !xdr_enc_opaque_fixed(&x, args, alen)) {

@@ -371,6 +371,78 @@ bool nfs4_client_has_state(struct nfs4_client *cl)
 	return ret;
 }
 
+/*
+ * 4.0 clients by connection, identities only (never dereferenced): a 4.0
+ * COMPOUND names its client only in its stateids and owners, so a bare
+ * GETATTR of a file the client holds a write delegation of would ask (or,
+ * while it is being recalled, wait for) the client's own delegation, and
+ * the Linux client's GETATTR while it returns one would wait for itself.
+ * The connection a 4.0 client's stateful operations came on is kept, and
+ * a COMPOUND on it counts as the client's own for its grants
+ * (nfs4_grant_key). Direct-mapped: a collision forgets the older pair
+ * (that client's bare COMPOUNDs are anonymous again: correct, slower).
+ * conn40_mu is a leaf lock.
+ */
+#define CONN40_SLOTS 1024
+
+static pthread_mutex_t conn40_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	const void *conn;
+	const void *client;
+} conn40[CONN40_SLOTS];
+
+static uint32_t conn40_slot(const void *conn)
+{
+	uintptr_t v = (uintptr_t)conn;
+
+	return (uint32_t)((v >> 4) ^ (v >> 14)) % CONN40_SLOTS;
+}
+
+/** nfs4_conn40_note() - see state.h. */
+void nfs4_conn40_note(const void *conn, const void *client)
+{
+	uint32_t i = conn40_slot(conn);
+
+	if (!conn)
+		return;
+	pthread_mutex_lock(&conn40_mu);
+	conn40[i].conn = conn;
+	conn40[i].client = client;
+	pthread_mutex_unlock(&conn40_mu);
+}
+
+/** nfs4_conn40_client() - see state.h. */
+const void *nfs4_conn40_client(const void *conn)
+{
+	uint32_t i = conn40_slot(conn);
+	const void *cl = NULL;
+
+	if (!conn)
+		return NULL;
+	pthread_mutex_lock(&conn40_mu);
+	if (conn40[i].conn == conn)
+		cl = conn40[i].client;
+	pthread_mutex_unlock(&conn40_mu);
+	return cl;
+}
+
+/** nfs4_conn40_forget() - see state.h. */
+void nfs4_conn40_forget(const void *conn, const void *client)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&conn40_mu);
+	if (conn) {
+		i = conn40_slot(conn);
+		if (conn40[i].conn == conn)
+			conn40[i].conn = conn40[i].client = NULL;
+	}
+	for (i = 0; client && i < CONN40_SLOTS; i++)
+		if (conn40[i].client == client)
+			conn40[i].conn = conn40[i].client = NULL;
+	pthread_mutex_unlock(&conn40_mu);
+}
+
 /**
  * nfs4_client_destroy() - see state_int.h. @expired: its stateids become
  * tombstones so that 4.0 clients get EXPIRED. The forget of the stable
@@ -397,6 +469,8 @@ void nfs4_client_destroy(struct nfs4_client *cl, bool forget, bool expired)
 	pthread_mutex_unlock(&sh->mu);
 	if (expired && cl->minor == 0)
 		nfs4_clid_tombstone(cl->clientid);
+	if (cl->minor == 0)
+		nfs4_conn40_forget(NULL, cl);
 	nfs4_client_lock(cl);
 	cl->expiring = expired;
 	while (!nfs4_list_empty(&cl->sessions))

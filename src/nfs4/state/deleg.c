@@ -36,7 +36,9 @@
  * NFSv4.0 clients get read and write delegations over their callback
  * path (callback.c: CB_RECALL and CB_GETATTR on a connection of the
  * server's own, to a loopback address only, as the probe); a revoked one
- * is forgotten at once (4.0 has no FREE_STATEID).
+ * is forgotten at once (4.0 has no FREE_STATEID). Their own accesses are
+ * told from others' by the stateids and owners in the COMPOUND, else by
+ * the connection (nfs4_conn40_client()).
  *
  * A GETATTR by another client (or NFSv3) of a file with a write
  * delegation asks its holder with CB_GETATTR (RFC 8881 §10.4.3) through

@@ -580,7 +580,10 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, void *args, void *res)
 	}
 	nfs4_owner_get(o);
 	clid = cl->clientid;
-	c->grant_key = cl;
+	if (c->minorversion == 0 && c->grant_key != cl) {
+		c->grant_key = cl;
+		nfs4_conn40_note(c->call->conn, cl);
+	}
 	status = check_claim(c, a, cl);
 	/* a reclaim needs no OPEN_CONFIRM (as knfsd): the client's reclaim
 	 * compound has no GETFH to confirm with */

@@ -42,6 +42,16 @@ void nfs4_state_set_client_memory(uint64_t bytes);
  */
 void nfs4_bc_attach(void);
 
+/*
+ * 4.0 clients by connection (identities only; client.c): _note() says the
+ * 4.0 client @client's state came on @conn; _client() is the client last
+ * noted on @conn, or NULL; _forget() drops @conn's entry, or every entry
+ * of @client (either may be NULL). See nfs4_grant_key().
+ */
+void nfs4_conn40_note(const void *conn, const void *client);
+const void *nfs4_conn40_client(const void *conn);
+void nfs4_conn40_forget(const void *conn, const void *client);
+
 uint32_t nfs4_lease_time(void);
 
 /* nfs4_in_grace(): nfs4/nfs4.h (NLM asks it too). */

@@ -451,7 +451,11 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
-	c->grant_key = s->client; /* 4.0: whose delegations are its own */
+	if (c->minorversion == 0 && c->grant_key != s->client) {
+		/* 4.0: whose delegations are its own, on this connection */
+		c->grant_key = s->client;
+		nfs4_conn40_note(c->call->conn, s->client);
+	}
 	if (s->type == NFS4_STID_DELEG) {
 		/* I/O under a delegation: reads under either kind, writes
 		 * under a write delegation (RFC 8881 §10.2, §9.1.2) */
