@@ -315,6 +315,8 @@ int nb_data_prepare(struct nb_run *run);
 void nb_data_configure(struct nb_run *run, bool prep);
 int nb_data_cleanup(struct nb_run *run);
 int nb_data_next(struct nb_job *job, uint64_t *off, uint64_t *len);
+int nb_data_fill(struct nb_run *run, uint64_t fill,
+		 const struct nb_phase_ops *ops);
 extern const struct nb_phase_ops nb_data_ops;
 
 /* ---- swbuild (nb_swbuild.c) ---- */

@@ -172,10 +172,8 @@ int nb_data_prepare(struct nb_run *run)
 	/* NFSv4 reads what an NFSv3 run wrote (see nb_opts.nfs4) */
 	int flags = run->o.nfs4 ? O_RDONLY
 				: O_RDWR | O_CREAT | (run->o.sync ? O_SYNC : 0);
-	struct nb_result *res;
 	uint64_t fill = 0;
 	unsigned int i;
-	int ret;
 
 	for (i = 0; i < run->o.jobs; i++) {
 		struct nb_job *job = &run->jobs[i];
@@ -212,6 +210,24 @@ int nb_data_prepare(struct nb_run *run)
 			fill += run->o.size - st.nfs_size / run->o.bs *
 					      run->o.bs;
 	}
+	return nb_data_fill(run, fill, &nb_data_ops);
+}
+
+/**
+ * nb_data_fill() - write @fill bytes with @ops so that the files exist
+ * (untimed; every engine's data prepare ends here).
+ * @run:  the run, its files open
+ * @fill: bytes missing (0: nothing to do)
+ * @ops:  the engine's data phase
+ *
+ * Returns 0, or -1 with a message printed.
+ */
+int nb_data_fill(struct nb_run *run, uint64_t fill,
+		 const struct nb_phase_ops *ops)
+{
+	struct nb_result *res;
+	int ret;
+
 	if (!fill)
 		return 0;
 	nb_log(run, "preparing: writing %.1f MiB so that the files exist",
@@ -222,7 +238,7 @@ int nb_data_prepare(struct nb_run *run)
 		return -1;
 	}
 	nb_data_configure(run, true);
-	ret = nb_phase_run(run, &nb_data_ops, "prepare", false, res);
+	ret = nb_phase_run(run, ops, "prepare", false, res);
 	if (ret < 0)
 		fprintf(stderr, "nasd-bench: prepare: %s\n", res->first_error);
 	free(res);

@@ -309,10 +309,8 @@ const struct nb_phase_ops nb_v41_data_ops = {
  */
 int nb_v41_data_prepare(struct nb_run *run)
 {
-	struct nb_result *res;
 	uint64_t fill = 0;
 	unsigned int i;
-	int ret;
 
 	for (i = 0; i < run->o.jobs; i++) {
 		struct nb_job *job = &run->jobs[i];
@@ -350,21 +348,7 @@ int nb_v41_data_prepare(struct nb_run *run)
 		if (run->o.workload != NB_SEQ_WRITE && w.size < run->o.size)
 			fill += run->o.size - w.size / run->o.bs * run->o.bs;
 	}
-	if (!fill)
-		return 0;
-	nb_log(run, "preparing: writing %.1f MiB so that the files exist",
-	       (double)fill / 1048576.0);
-	res = calloc(1, sizeof(*res));
-	if (!res) {
-		fprintf(stderr, "nasd-bench: out of memory\n");
-		return -1;
-	}
-	nb_data_configure(run, true);
-	ret = nb_phase_run(run, &nb_v41_data_ops, "prepare", false, res);
-	if (ret < 0)
-		fprintf(stderr, "nasd-bench: prepare: %s\n", res->first_error);
-	free(res);
-	return ret;
+	return nb_data_fill(run, fill, &nb_v41_data_ops);
 }
 
 /**
