@@ -243,24 +243,35 @@ void nfs4_session_unbind_conn(struct nfs4_session *s, struct conn *conn)
 	}
 }
 
+/* One 64-bit word into the digest (multiply, then fold the high bits
+ * down: every input bit reaches every output bit within two words). */
+static uint64_t digest_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
 /**
- * nfs4_seq_digest() - see state_int.h: FNV-1a over the head of the
- * arguments, then the length.
+ * nfs4_seq_digest() - see state_int.h: the head of the arguments eight
+ * bytes at a time (byte by byte it was the first of nasd's own functions
+ * in a profile of NFSv4.1 I/O, 5 % of its samples), then the rest, then
+ * the length.
  */
 uint64_t nfs4_seq_digest(const uint8_t *args, size_t len)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = 14695981039346656037ull, w;
 	size_t i, n = len < NFS4_SEQ_DIGEST_BYTES ? len : NFS4_SEQ_DIGEST_BYTES;
 
-	for (i = 0; i < n; i++) {
-		h ^= args[i];
-		h *= 1099511628211ull;
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, args + i, 8);
+		h = digest_mix(h, w);
 	}
-	for (i = 0; i < 8; i++) {
-		h ^= (uint8_t)(len >> (8 * i));
-		h *= 1099511628211ull;
+	if (i < n) {
+		w = 0;
+		memcpy(&w, args + i, n - i);
+		h = digest_mix(h, w);
 	}
-	return h;
+	return digest_mix(h, (uint64_t)len);
 }
 
 /** nfs4_session_conn_bound() - is @conn bound to @s? */
