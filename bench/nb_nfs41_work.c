@@ -477,6 +477,19 @@ static void churn_name(char *buf, size_t size, uint64_t slot)
 	snprintf(buf, size, "c%llu", (unsigned long long)slot);
 }
 
+/* PUTFH(churn) OPEN(create @name) CLOSE: swbuild's create and the
+ * refill between phases, by request slot @req's open owner. */
+static void enc_churn_create(struct nb_job *job, const struct nb_req *req,
+			     const char *name, struct xdr_buf *x)
+{
+	const struct nb_fh *churn = &job->swb.churn;
+
+	nb_enc_putfh(x, (const uint8_t *)churn->data, churn->len);
+	nb_enc_open(x, NB_OPEN_BOTH, nb_nfs41_clientid(job->v41),
+		    owner_of(job, (uint32_t)req->slot), name, true);
+	nb_enc_close(x, nb_nfs41_current_stateid);
+}
+
 static void swb_cb(void *priv, struct nb_nfs41_reply *r)
 {
 	struct nb_req *req = priv;
@@ -592,12 +605,12 @@ static int swb_issue(struct nb_job *job, struct nb_req *req)
 			return -EAGAIN;	/* every slot busy: depth too big */
 		req->off = (uint64_t)slot;
 		churn_name(name, sizeof(name), (uint64_t)slot);
-		nb_enc_putfh(&x, (const uint8_t *)s->churn.data, s->churn.len);
 		if (op == NB_SWB_CREATE) {
-			nb_enc_open(&x, NB_OPEN_BOTH, clid, owner, name, true);
-			nb_enc_close(&x, nb_nfs41_current_stateid);
+			enc_churn_create(job, req, name, &x);
 			nops = 3;
 		} else {
+			nb_enc_putfh(&x, (const uint8_t *)s->churn.data,
+				     s->churn.len);
 			nb_enc_remove(&x, name);
 		}
 		break;
@@ -664,10 +677,7 @@ static int refill_issue(struct nb_job *job, struct nb_req *req)
 	req->off = job->next_off;
 	churn_name(name, sizeof(name), req->off);
 	xdr_init(&x, ops, sizeof(ops));
-	nb_enc_putfh(&x, (const uint8_t *)s->churn.data, s->churn.len);
-	nb_enc_open(&x, NB_OPEN_BOTH, nb_nfs41_clientid(job->v41),
-		    owner_of(job, (uint32_t)req->slot), name, true);
-	nb_enc_close(&x, nb_nfs41_current_stateid);
+	enc_churn_create(job, req, name, &x);
 	if (!xdr_ok(&x))
 		return -E2BIG;
 	s->churn_state[req->off] = NB_SLOT_BUSY;

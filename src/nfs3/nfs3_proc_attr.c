@@ -12,6 +12,7 @@ void nfs3_proc_getattr(struct rpc_call *call, const void *args, void *res)
 	const struct GETATTR3args *a = args;
 	struct GETATTR3res *r = res;
 	struct nfs3_ctx ctx = {0};
+	uint64_t size = UINT64_MAX;
 	struct vfs_attr va;
 	struct vfs_obj *o;
 	int err;
@@ -22,12 +23,16 @@ void nfs3_proc_getattr(struct rpc_call *call, const void *args, void *res)
 	/* an NFSv4 write delegation holds the size and times: its holder
 	 * is asked (CB_GETATTR, on a worker), or it is recalled (JUKEBOX
 	 * meanwhile) */
-	err = state_grant_vfs_getattr(o, NULL, call->req->nowait, &va);
+	err = state_grant_ask_attrs(o, NULL, call->req->nowait, &size);
 	if (err == -EINPROGRESS) {
 		call->req->defer = true;
 		vfs_obj_put(o);
 		goto out_ctx;
 	}
+	if (!err)
+		err = vfs_getattr(o, &va);
+	if (!err && size != UINT64_MAX)
+		va.size = size;
 	r->status = nfs3_status(NFSPROC3_GETATTR, err);
 	if (!err)
 		nfs3_fattr3_from_vfs(&r->obj_attributes, &va);

@@ -16,8 +16,7 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 {
 	const struct GETATTR4args *a = args;
 	struct GETATTR4resok *r = res;
-	struct vfs_attr va;
-	bool have_va = false;
+	uint64_t size = UINT64_MAX;
 	int err;
 
 	/* time_access_set and time_modify_set cannot be read (RFC 8881
@@ -29,24 +28,21 @@ static uint32_t nfs4_op_getattr(struct nfs4_compound *c, void *args,
 	 * holder is asked with CB_GETATTR (on a worker), or it is recalled
 	 * (DELAY meanwhile) */
 	if (c->cur.obj && !c->cur.pseudo && state_grant_any()) {
-		err = state_grant_vfs_getattr(c->cur.obj, nfs4_grant_key(c),
-					      c->call->req->nowait, &va);
+		err = state_grant_ask_attrs(c->cur.obj, nfs4_grant_key(c),
+					    c->call->req->nowait, &size);
 		if (err == -EINPROGRESS) {
 			c->call->req->defer = true;
 			return NFS4_OK;
 		}
-		if (err == -EAGAIN)
-			return NFS4ERR_DELAY;
 		if (err)
-			return nfs4_status(OP_GETATTR, err);
-		have_va = true;
+			return NFS4ERR_DELAY; /* -EAGAIN: being recalled */
 	}
 	err = nfs4_attr_fill(c, &c->cur, &a->attr_request, &r->src);
 	if (err)
 		return nfs4_status(OP_GETATTR, err);
-	/* the holder's size, and times it moved */
-	if (have_va)
-		r->src.va.size = va.size;
+	/* the holder's size (its times moved already) */
+	if (size != UINT64_MAX)
+		r->src.va.size = size;
 	return NFS4_OK;
 }
 

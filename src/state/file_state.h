@@ -546,15 +546,16 @@ void state_grant_attrs_done(struct state_grant *g, bool ok,
 #define STATE_GRANT_ATTR_WAIT_MS 100
 
 /*
- * state_grant_vfs_getattr() - vfs_getattr() of @obj for someone whose
- * grants carry @key, as another client's write grant lets it be seen:
- * its holder is asked (state_grant_getattr, on a thread that may block:
- * -EINPROGRESS when @nowait), and when it changed the file the file's
- * mtime is set to now and the size is the holder's. -EAGAIN while a
+ * state_grant_ask_attrs() - before a GETATTR of @obj by someone whose
+ * grants carry @key: another client's write grant's holder is asked
+ * (state_grant_getattr, on a thread that may block: -EINPROGRESS when
+ * @nowait); when it changed the file, the file's mtime is set to now and
+ * *@size is the holder's size, which the caller reports over what its own
+ * vfs_getattr() then finds (*@size untouched otherwise). -EAGAIN while a
  * grant is being recalled instead.
  */
-int state_grant_vfs_getattr(struct vfs_obj *obj, const void *key,
-			    bool nowait, struct vfs_attr *va);
+int state_grant_ask_attrs(struct vfs_obj *obj, const void *key, bool nowait,
+			  uint64_t *size);
 
 /* state_grant_any() - does any grant exist anywhere? One atomic load. */
 bool state_grant_any(void);

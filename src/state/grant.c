@@ -618,26 +618,23 @@ void state_grant_attrs_done(struct state_grant *g, bool ok,
 	pthread_mutex_unlock(&f->mu);
 }
 
-/** state_grant_vfs_getattr() - see file_state.h. */
-int state_grant_vfs_getattr(struct vfs_obj *obj, const void *key,
-			    bool nowait, struct vfs_attr *va)
+/** state_grant_ask_attrs() - see file_state.h. */
+int state_grant_ask_attrs(struct vfs_obj *obj, const void *key, bool nowait,
+			  uint64_t *size)
 {
 	struct state_grant_attrs ga;
 	int err;
 
 	err = state_grant_getattr(obj, key,
 				  nowait ? 0 : STATE_GRANT_ATTR_WAIT_MS, &ga);
-	if (err)
+	if (err || !ga.valid || !ga.modified)
 		return err;
 	/* RFC 8881 §10.4.3: the times move when the holder changed the
 	 * file (knfsd sets them the same way); a failure leaves the old
 	 * times, the size is the holder's all the same */
-	if (ga.valid && ga.modified)
-		(void)vfs_mark_modified(obj);
-	err = vfs_getattr(obj, va);
-	if (!err && ga.valid && ga.modified)
-		va->size = ga.size;
-	return err;
+	(void)vfs_mark_modified(obj);
+	*size = ga.size;
+	return 0;
 }
 
 /** state_grant_any() - see file_state.h. */

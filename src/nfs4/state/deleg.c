@@ -234,7 +234,8 @@ static uint32_t offer_type(struct nfs4_compound *c, struct nfs4_client *cl,
 void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
 		      struct state_file *f, const struct state_holder *h,
 		      uint32_t access, uint32_t want, uint32_t reclaim,
-		      const struct nfs_fh4 *fh, struct nfs4_deleg_offer *out)
+		      uint64_t change, const struct nfs_fh4 *fh,
+		      struct nfs4_deleg_offer *out)
 {
 	struct state_holder dh;
 	struct nfs4_deleg *d = NULL;
@@ -256,14 +257,8 @@ void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
 		if (!d)
 			why = WND4_RESOURCE;
 	}
-	if (d && type == OPEN_DELEGATE_WRITE) {
-		/* what CB_GETATTR's answers are compared with */
-		struct vfs_attr va;
-
-		if (vfs_getattr(state_file_obj(f), &va) == 0)
-			d->change_base = va.change;
-	}
 	if (d) {
+		d->change_base = change; /* CB_GETATTR's answers' base */
 		state_file_hold(f);
 		nfs4_stid_init(&d->sid, NFS4_STID_DELEG, cl, f);
 		d->type = type;

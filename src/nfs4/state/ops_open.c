@@ -499,6 +499,12 @@ static void open_deleg(struct nfs4_compound *c, struct nfs4_client *cl,
 		off.type = want ? OPEN_DELEGATE_NONE_EXT : OPEN_DELEGATE_NONE;
 		off.why = WND4_RESOURCE;
 	} else {
+		struct vfs_attr va = {0};
+
+		/* a write delegation's CB_GETATTR base, read before the
+		 * client's mutex is taken (no syscall under it) */
+		if (a->share_access & OPEN4_SHARE_ACCESS_WRITE)
+			(void)vfs_getattr(file.obj, &va);
 		nfs4_client_lock(cl);
 		s = nfs4_stid_find_other(cl, r->stateid.other);
 		if (s && s->type == NFS4_STID_OPEN) {
@@ -512,7 +518,7 @@ static void open_deleg(struct nfs4_compound *c, struct nfs4_client *cl,
 					 a->claim == CLAIM_PREVIOUS
 						 ? a->delegate_type
 						 : 0,
-					 &fh, &off);
+					 va.change, &fh, &off);
 		}
 		pthread_mutex_unlock(&cl->mu);
 	}
@@ -1041,7 +1047,8 @@ static uint32_t nfs4_op_want_delegation(struct nfs4_compound *c, void *args,
 	h.tag = STATE_HOLDER_NFS4;
 	nfs4_client_get(cl);
 	nfs4_client_lock(cl);
-	nfs4_deleg_offer(c, cl, f, &h, access, want, reclaim, &fh, &r->off);
+	nfs4_deleg_offer(c, cl, f, &h, access, want, reclaim, va.change, &fh,
+			 &r->off);
 	nfs4_client_unlock_put(cl);
 	state_file_put(f);
 	if (r->off.type == OPEN_DELEGATE_NONE)

@@ -850,12 +850,15 @@ struct nfs4_deleg_offer {
  * NFS4_DELEG_RECALL_QUIET_MS and no limit or memory pressure stands in
  * the way; @reclaim: CLAIM_PREVIOUS of the delegation type @reclaim
  * (granted whatever the policy says, with recall set if it conflicts).
+ * @change: the file's change attribute, read before the mutex was taken
+ * (a write delegation's CB_GETATTR answers are compared with it).
  * Under the client's mutex.
  */
 void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *cl,
 		      struct state_file *f, const struct state_holder *h,
 		      uint32_t access, uint32_t want, uint32_t reclaim,
-		      const struct nfs_fh4 *fh, struct nfs4_deleg_offer *out);
+		      uint64_t change, const struct nfs_fh4 *fh,
+		      struct nfs4_deleg_offer *out);
 /* The delegation of @cl (locked) on @f, or NULL. */
 struct nfs4_deleg *nfs4_deleg_find(struct nfs4_client *cl,
 				   const struct state_file *f);
