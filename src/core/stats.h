@@ -114,7 +114,7 @@ enum stats_limit {
 	STATS_LIMIT_INFLIGHT,	      /* reading paused: per connection */
 	STATS_LIMIT_INFLIGHT_TOTAL,   /* reading paused: all connections */
 	STATS_LIMIT_SENDQ_PAUSE,      /* reading paused: replies unread */
-	STATS_LIMIT_SENDQ,	      /* connection cut: reply queue cap */
+	STATS_LIMIT_SENDQ,	      /* cut: queue over its cap not taken */
 	STATS_LIMIT_MEMORY,	      /* reading paused: buffer memory */
 	STATS_LIMIT_NR,
 };

@@ -157,26 +157,13 @@ static void xreq_unqueue(struct xreq *xr)
 /*
  * @xr joins the send queue (@c->lock held): its call is answered, so it
  * no longer counts as in flight in total; its unsent bytes count against
- * max_sendq. Returns false when they would exceed it: the connection is
- * then cut off (shut down here, closed by its loop; every reply still
- * coming is dropped) and @xr is not queued.
+ * max_sendq (reading pauses above a quarter of it, conn_read_stopped; a
+ * queue over it that the client does not take is cut, conn_expired).
  */
-static bool conn_queue_reply(struct conn *c, struct xreq *xr)
+static void conn_queue_reply(struct conn *c, struct xreq *xr)
 {
 	size_t q = atomic_load(&c->sendq_bytes) + xreq_left(xr);
-	char host[64];
 
-	if (xprt.lim.max_sendq && q > xprt.lim.max_sendq) {
-		atomic_store(&c->cut, true);
-		stats_limit_hit(STATS_LIMIT_SENDQ);
-		xprt_host(&c->peer, host, sizeof(host));
-		log_ratelimited(LL_WARN,
-				"transport: %s: %zu reply bytes not read, over "
-				"%u, closing (--max-sendq)",
-				host, q, xprt.lim.max_sendq);
-		shutdown(c->fd, SHUT_RDWR);
-		return false;
-	}
 	atomic_store(&c->sendq_bytes, q);
 	xr->next = NULL;
 	if (c->sendq_head)
@@ -186,7 +173,6 @@ static bool conn_queue_reply(struct conn *c, struct xreq *xr)
 	c->sendq_tail = xr;
 	atomic_store(&c->has_sendq, true);
 	transport_total_done(1);
-	return true;
 }
 
 /*
@@ -352,21 +338,13 @@ static void conn_send(struct conn *c, struct xreq *xr, int flags)
 	}
 	/* Replies queued before this one go first (one writer at a time). */
 	if (c->sendq_head) {
-		if (conn_queue_reply(c, xr)) {
-			pthread_mutex_unlock(&c->lock);
-			return;
-		}
+		conn_queue_reply(c, xr);
 		pthread_mutex_unlock(&c->lock);
-		xreq_free(xr);
 		return;
 	}
 	ret = xreq_write(c, xr, flags);
 	if (ret == 0) {
-		if (!conn_queue_reply(c, xr)) {
-			pthread_mutex_unlock(&c->lock);
-			xreq_free(xr);
-			return;
-		}
+		conn_queue_reply(c, xr);
 		/*
 		 * The socket may have drained between the failed write and
 		 * has_sendq becoming visible to the loop, whose EPOLLOUT
@@ -660,9 +638,11 @@ void conn_flush(struct loop *lp, struct conn *c)
 	}
 	atomic_store(&c->sendq_bytes, q);
 	pthread_mutex_unlock(&c->lock);
-	/* The client takes its replies: not idle. */
-	if (q < q0)
+	/* The client takes its replies: not idle, not stalled. */
+	if (q < q0) {
 		c->last_active = lp->now;
+		c->sendq_full_at = 0;
+	}
 	while ((xr = done) != NULL) {
 		done = xr->next;
 		xreq_unqueue(xr);
@@ -973,7 +953,7 @@ void conn_read(struct loop *lp, struct conn *c)
 	if (atomic_load(&c->closed) || atomic_load(&xprt.stopping))
 		return;
 	if (atomic_load(&c->cut)) {
-		/* Its replies went over max_sendq (conn_queue_reply). */
+		/* transport_conn_shutdown() */
 		conn_close(lp, c);
 		return;
 	}

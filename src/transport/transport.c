@@ -553,9 +553,36 @@ static int listener_add(struct loop *lp, struct listener *l)
 }
 
 /*
+ * Is @c's send queue over max_sendq without the client taking a byte of
+ * it for record_timeout? A client that takes its replies, however
+ * slowly, is never cut for the queue's length: its requests are not
+ * read meanwhile (conn_read_stopped), so the queue is bounded by what it
+ * had in flight, and the payload buffers those hold count against the
+ * memory every connection shares.
+ */
+static bool conn_sendq_stalled(struct loop *lp, struct conn *c)
+{
+	const struct transport_limits *l = &xprt.lim;
+
+	if (!l->max_sendq ||
+	    atomic_load_explicit(&c->sendq_bytes, memory_order_relaxed) <=
+		    l->max_sendq) {
+		c->sendq_full_at = 0;
+		return false;
+	}
+	if (!c->sendq_full_at) {
+		c->sendq_full_at = lp->now; /* conn_flush() resets it */
+		return false;
+	}
+	return l->record_timeout &&
+	       lp->now - c->sendq_full_at > l->record_timeout;
+}
+
+/*
  * Which time bound @c is past, if any (STATS_LIMIT_NR for none): a message
- * begun more than record_timeout ago and still incomplete, or no traffic
- * for idle_timeout (silent_timeout if it never sent a byte). Calls being
+ * begun more than record_timeout ago and still incomplete, a send queue
+ * over max_sendq that did not move for as long, or no traffic for
+ * idle_timeout (silent_timeout if it never sent a byte). Calls being
  * worked on keep a connection; replies it does not read do not: reading
  * nothing and taking none of them counts as idle.
  */
@@ -564,7 +591,7 @@ static enum stats_limit conn_expired(struct loop *lp, struct conn *c)
 	const struct transport_limits *l = &xprt.lim;
 	uint64_t idle = l->idle_timeout;
 
-	if (atomic_load(&c->cut))
+	if (conn_sendq_stalled(lp, c))
 		return STATS_LIMIT_SENDQ;
 	if (frame_idle(&c->dec) && !c->stash) {
 		c->rec_start = 0;
@@ -596,10 +623,26 @@ static void loop_tick(struct loop *lp)
 
 	for (c = lp->conns; c; c = next) {
 		next = c->next;
+		if (atomic_load(&c->cut)) {
+			conn_close(lp, c); /* transport_conn_shutdown() */
+			continue;
+		}
 		why = conn_expired(lp, c);
 		if (why == STATS_LIMIT_NR)
 			continue;
-		if (why == STATS_LIMIT_RECORD_TIMEOUT) {
+		if (why == STATS_LIMIT_SENDQ) {
+			char host[64];
+
+			stats_limit_hit(why);
+			xprt_host(&c->peer, host, sizeof(host));
+			log_ratelimited(LL_WARN,
+					"transport: %s: %zu reply bytes queued "
+					"(over --max-sendq %u), none taken for "
+					"%u s, closing",
+					host, atomic_load(&c->sendq_bytes),
+					xprt.lim.max_sendq,
+					xprt.lim.record_timeout);
+		} else if (why == STATS_LIMIT_RECORD_TIMEOUT) {
 			stats_limit_hit(why);
 			log_ratelimited(LL_WARN,
 					"transport: record not complete after "

@@ -76,7 +76,7 @@ struct conn {
 	atomic_bool paused;   /* reading stopped at max_inflight */
 	atomic_bool closed;   /* set under @lock */
 	atomic_bool has_sendq;
-	atomic_bool cut;      /* reply queue over max_sendq: loop closes */
+	atomic_bool cut;      /* transport_conn_shutdown(): loop closes */
 	atomic_size_t sendq_bytes; /* unsent reply bytes queued, under @lock */
 
 	/* Send side: fd writes, the send queue and @closed. */
@@ -100,6 +100,9 @@ struct conn {
 	uint64_t rec_start;   /* loop s of a pending message's first read */
 	bool spoke;           /* sent at least one byte */
 	bool sendq_paused;    /* reading stopped: replies not being read */
+	/* loop s since when the send queue has been over max_sendq and
+	 * not moved (0: it is not); conn_expired cuts it at record_timeout */
+	uint64_t sendq_full_at;
 
 	/* Loop inbox links, under loop->inbox_lock. */
 	struct conn *new_next;

@@ -8,9 +8,11 @@ Starts two servers. Server A (tight connection, in-flight, reply-queue and
 memory limits): 2000 connections from four loopback addresses with
 --max-conns-per-client 500 (the 501st from one address is closed at once,
 and the --max-conns total holds too), pipelined NULL/GETATTR floods without
-reading while a well-behaved client measures its round trips, a client
-that sends 1 MiB READs and never reads the replies (cut off at
---max-sendq), and an oversized record; nasd's VmRSS is sampled
+reading while a well-behaved client measures its round trips, 32 READs of
+1 MiB at once whose replies are taken slowly (8 x --max-sendq: served,
+not cut), a client that sends 1 MiB READs and never reads the replies
+(cut off once its queue over --max-sendq stood untaken for
+--record-timeout 3), and an oversized record; nasd's VmRSS is sampled
 throughout and must stay under --max-memory plus a margin. Server B
 (--idle-timeout 2 --record-timeout 2 --max-inflight 8 --max-memory 8M): a
 record sent one byte a second, an idle and a silent connection are closed;
@@ -45,6 +47,8 @@ from hostile import (NFS_PROG, NFS_VERS, Closed, call_msg, check,  # noqa
 MIB = 1 << 20
 MAX_MEMORY = 64 * MIB
 MAX_SENDQ = 4 * MIB
+# server A: how long a reply queue over MAX_SENDQ may stand untaken
+RECORD_TIMEOUT_A = 3
 PER_CLIENT = 500
 SOURCES = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
 MAX_CONNS = PER_CLIENT * len(SOURCES) + 10
@@ -336,6 +340,39 @@ def t_sendq_pause(port, nasd, state, file_fh):
           f"{ok} of {len(xids)}")
 
 
+def t_sendq_slow_taker(port, nasd, state, file_fh):
+    """32 READs of 1 MiB sent at once (8 x --max-sendq of replies), then
+    taken slowly: the client keeps its connection and gets every reply
+    whole (only a queue over the cap that is not taken is cut)."""
+    before = limit_hits(nasd, state)
+    s = connect(port, timeout=20)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    xids, data = [], b""
+    for i in range(32):
+        args = opaque(file_fh) + struct.pack(">QI", (i % 8) * MIB, MIB)
+        xid, msg = call_msg(NFS_PROG, NFS_VERS, 6, args, cred=H.auth_sys())
+        xids.append(xid)
+        data += record(msg)
+    s.sendall(data)
+    time.sleep(1.0)
+    ok, err = 0, ""
+    try:
+        for _ in xids:
+            r = parse_reply(recv_record(s))
+            if r["xid"] in xids and r["kind"] == "SUCCESS" and \
+                    H.nfsstat(r) == 0 and len(r["body"]) > MIB:
+                ok += 1
+            time.sleep(0.03)
+    except (OSError, Closed) as e:
+        err = f"{type(e).__name__}: {e}"
+    s.close()
+    hits = limit_hits(nasd, state)
+    check("sendq_slow_taker_all_served", ok == len(xids),
+          f"{ok} of {len(xids)} {err}")
+    check("sendq_slow_taker_not_cut",
+          hits.get("sendq", 0) == before.get("sendq", 0), f"{hits}")
+
+
 def t_unread_reads(port, nasd, state, file_fh):
     before = limit_hits(nasd, state)
     s = connect(port, timeout=10)
@@ -601,6 +638,7 @@ def main():
                     "--max-conns-per-client", str(PER_CLIENT),
                     "--max-inflight", "48", "--max-inflight-total", "40",
                     "--max-sendq", str(MAX_SENDQ),
+                    "--record-timeout", str(RECORD_TIMEOUT_A),
                     "--max-memory", str(MAX_MEMORY)])
         procs.append(pa)
         if not check("server_a_started", pa.poll() is None and
@@ -620,6 +658,8 @@ def main():
                         ("pipelining", lambda: t_pipelining(
                             port_a, nasd, state_a, root_fh)),
                         ("sendq_pause", lambda: t_sendq_pause(
+                            port_a, nasd, state_a, file_fh)),
+                        ("sendq_slow_taker", lambda: t_sendq_slow_taker(
                             port_a, nasd, state_a, file_fh)),
                         ("unread_reads", lambda: t_unread_reads(
                             port_a, nasd, state_a, file_fh)),
