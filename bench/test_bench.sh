@@ -80,6 +80,7 @@ echo "bench-pw" | "$NASD" user add nbench --uid 0 --gid 0 --state-dir "$STATE" \
 	>/dev/null || t_die "smb_user_add" "nasd user add failed"
 nasd_start "$PORT" --listen "127.0.0.1:$PORT" --mountd-port 0 \
 	--state-dir "$STATE" --smb-listen "127.0.0.1:$SMBPORT" \
+	--payload-budget 64M \
 	--export "$EXP:rw,no_root_squash,smb=share" || t_finish
 URL="nfs://127.0.0.1$EXP?nfsport=$PORT&mountport=$PORT"
 
@@ -125,6 +126,35 @@ for c in sys.stdin.read().strip().split("\n"):
 		t_fail "$name" "$out"
 	fi
 }
+
+# ---- deep queues: the payload budget holds (issue 12 §3) ----
+# 16 connections x 32 WRITEs of 1 MiB in flight, pipelined: no new record
+# is begun above --payload-budget 64M, so what is in hand stays under it
+# plus a few records begun as it was crossed (a stream read whole records at a
+# time went past it to the memory ceiling before).
+if [ $STATS = 1 ]; then
+	if timeout 120 "$BENCH" -q -j 16 -d 32 --bs 1m --size 32m --prefix deepq \
+		--cleanup seq-write "$URL" >/dev/null 2>"$T_DIR/dq.err"; then
+		t_ok "deep_write_runs"
+	else
+		t_fail "deep_write_runs" "$(tail -n 3 "$T_DIR/dq.err" | tr '\n' ' ')"
+	fi
+	out=$(stats_json | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["values"]
+peak, high = v["payload_peak_bytes"], v["payload_high_mark_bytes"]
+print("payload peak %.1f MiB, high mark %.1f MiB" % (peak / 2**20, high / 2**20))
+sys.exit(0 if high == 64 << 20 and 0 < peak <= high + (8 << 20) else 1)' 2>&1)
+	if [ $? -eq 0 ]; then
+		t_ok "deep_write_payload_within_budget"
+		echo "# $out"
+	else
+		t_fail "deep_write_payload_within_budget" "$out"
+	fi
+else
+	echo "# skipping deep_write_payload_within_budget: $STATS_WHY"
+fi
+[ $STATS = 1 ] && stats_json >"$T_DIR/stats0.json"
 
 # ---- seq-write, size-based: exact counts ----
 JOBS=2

@@ -1009,6 +1009,22 @@ static uint64_t payload_in_use(void)
 	return st.in_use;
 }
 
+static uint64_t payload_peak(void)
+{
+	struct iobuf_stats st;
+
+	iobuf_stats(&st);
+	return st.peak;
+}
+
+static uint64_t payload_cached(void)
+{
+	struct iobuf_stats st;
+
+	iobuf_stats(&st);
+	return st.cached;
+}
+
 static uint64_t payload_high_mark(void)
 {
 	struct iobuf_stats st;
@@ -1132,6 +1148,12 @@ int main(int argc, char **argv)
 	(void)stats_value_add("payload_bytes", "Payload buffer bytes in use "
 			      "(requests and replies being handled).", false,
 			      payload_in_use);
+	(void)stats_value_add("payload_peak_bytes", "The most payload "
+			      "buffer bytes in use at once since the start.",
+			      false, payload_peak);
+	(void)stats_value_add("payload_cached_bytes", "Payload buffers "
+			      "freed and kept for reuse (given back to the "
+			      "system when idle).", false, payload_cached);
 	(void)stats_value_add("payload_high_mark_bytes", "Payload bytes in "
 			      "use above which no new request is read "
 			      "(--payload-budget).", false, payload_high_mark);

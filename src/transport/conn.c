@@ -685,6 +685,8 @@ void conn_close(struct loop *lp, struct conn *c)
 		lp->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	if (lp->resume_at == c)
+		lp->resume_at = c->next;
 	atomic_fetch_sub(&lp->nconns, 1);
 	atomic_fetch_sub(&xprt.nconns, 1);
 	client_conn_del(&c->peer);

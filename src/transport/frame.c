@@ -67,6 +67,12 @@ static int frame_reserve(struct frame_decoder *d, size_t flen)
 		cap = d->max_msg;
 	if (cap < need)
 		cap = need;
+	/* No new message is begun above the payload budget (the pool's
+	 * high mark): what is in hand drains first. Checked here, not only
+	 * between messages, for a pipelined stream is never between them
+	 * when a read ends (the next header comes with the last body). */
+	if (!d->msg_len && iobuf_pressure())
+		return -ENOMEM;
 	b = iobuf_alloc(d->shift + cap);
 	if (!b)
 		return -ENOMEM;

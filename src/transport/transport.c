@@ -392,17 +392,32 @@ void transport_mem_relief(void)
 	}
 }
 
-/* Resume the connections paused for memory (loop side). */
+/*
+ * Resume the connections paused for memory (loop side), beginning with
+ * the first one the last relief did not get to (lp->resume_at), so that
+ * the room freed goes round them all rather than to the head of the list
+ * every time: each reads until the budget is reached again, and the first
+ * that finds it reached is where the next relief begins.
+ */
 static void loop_mem_resume(struct loop *lp)
 {
-	struct conn *c, *next;
+	struct conn *start = lp->resume_at, *c, *next;
+	int pass;
 
-	for (c = lp->conns; c; c = next) {
-		next = c->next;
-		if (!c->mem_paused)
-			continue;
-		c->mem_paused = false;
-		conn_read(lp, c);
+	lp->resume_at = NULL;
+	/* from @start to the end, then from the head up to @start */
+	for (pass = 0; pass < 2; pass++) {
+		for (c = pass ? lp->conns : start; c && !(pass && c == start);
+		     c = next) {
+			next = c->next;
+			if (!c->mem_paused)
+				continue;
+			c->mem_paused = false;
+			conn_read(lp, c);
+			if (c->mem_paused && !atomic_load(&c->closed) &&
+			    !lp->resume_at)
+				lp->resume_at = c;
+		}
 	}
 }
 

@@ -142,6 +142,8 @@ struct loop {
 	atomic_uint nconns;
 	/* loop-owned */
 	struct conn *conns;
+	/* where the next memory relief begins resuming (loop_mem_resume) */
+	struct conn *resume_at;
 	struct conn *zombies; /* closed this round, put after it */
 	struct xreq *batch_head;
 	struct xreq *batch_tail;
