@@ -21,6 +21,13 @@
 # what a user does: read the files back right after seq-write, with the
 # page cache as each server's own writes left it (issue 12 §1).
 #
+# Deep queues (issue 12 §3): deep-write and deep-read are 64 connections x
+# 32 requests of 1 MiB in flight (two client threads; files of their own,
+# "deep.*", read as the writes left them), deep256-read the same reads 256
+# deep; what counts is the server's RSS and the p99 next to Ganesha's. (A
+# 256-deep write is not run: libnfs holds a copy of every WRITE in flight,
+# 16 GiB at 64 x 256.)
+#
 # Comparable runs: as root, every export, state directory and log lives
 # on a scratch filesystem made for this run (a sparse image on a loop
 # device with direct I/O, so its data is not cached twice; ext4 with its
@@ -55,8 +62,9 @@
 #                         [--smb | --no-smb] [--no-scratch]
 # --workloads: a comma-separated subset of seq-write, seq-read-back, seq-read,
 # seq-read-cold, rand-read, swbuild and their NFSv4.1 forms v41-seq-write,
-# v41-seq-read, v41-rand-read, v41-swbuild (default all; the read workloads
-# need the files a seq-write leaves, so keep one in the list). The swbuild
+# v41-seq-read, v41-rand-read, v41-swbuild, deep-write, deep-read and
+# deep256-read (default all; the read workloads need the files a seq-write
+# (deep-*: a deep-write) leaves, so keep one in the list). The swbuild
 # find-max searches and the memory scenario have their own switches.
 # Raw JSON of every run and the summary (summary.md) go to --results
 # (default BUILD/bench-results).
@@ -106,13 +114,15 @@ esac
 # v41-*: the same over NFSv4.1 (nasd-bench's own client, one client and
 # session per job), each server's NFSv4.1 of the same export
 WORKLOADS=(seq-write seq-read-back seq-read seq-read-cold rand-read swbuild
-	v41-seq-write v41-seq-read v41-rand-read v41-swbuild)
+	v41-seq-write v41-seq-read v41-rand-read v41-swbuild
+	deep-write deep-read deep256-read)
 if [ -n "$ONLY" ]; then
 	IFS=, read -r -a WORKLOADS <<<"$ONLY"
 	for wl in "${WORKLOADS[@]}"; do
 		case $wl in
 		seq-write|seq-read-back|seq-read|seq-read-cold|rand-read|swbuild) ;;
 		v41-seq-write|v41-seq-read|v41-rand-read|v41-swbuild) ;;
+		deep-write|deep-read|deep256-read) ;;
 		*) echo "compare.sh: unknown workload '$wl'" >&2; exit 2 ;;
 		esac
 	done
@@ -148,9 +158,9 @@ command -v python3 >/dev/null || { echo "compare.sh: needs python3" >&2; exit 2;
 [ "$(id -u)" = 0 ] || echo "compare.sh: not root: Ganesha install and cgroups will likely fail" >&2
 
 if [ $QUICK = 1 ]; then
-	T=3; SIZE=256m; SWB_T=3
+	T=3; SIZE=256m; SWB_T=3; DSIZE=8m
 else
-	T=10; SIZE=1g; SWB_T=10
+	T=10; SIZE=1g; SWB_T=10; DSIZE=32m
 fi
 
 log() { echo "== $*" >&2; }
@@ -717,6 +727,7 @@ if [ -n "$BASE_NASD" ]; then
 fi
 
 SEQ="-j 4 -d 16 --bs 1m --size $SIZE -t $T"
+DEEP="-j 64 --threads 2 --bs 1m --size $DSIZE -t $T --prefix deep"
 wl_args() {
 	case $1 in
 	seq-write) echo "$SEQ seq-write" ;;
@@ -725,6 +736,9 @@ wl_args() {
 	rand-read) echo "-j 4 -d 16 --bs 4k --size $SIZE -t $T rand-read" ;;
 	swbuild) echo "-j 16 -d 2 -t $SWB_T swbuild" ;;
 	v41-*) wl_args "${1#v41-}" ;;
+	deep-write) echo "$DEEP -d 32 seq-write" ;;
+	deep-read) echo "$DEEP -d 32 seq-read" ;;
+	deep256-read) echo "$DEEP -d 256 seq-read" ;;
 	esac
 }
 for rep in $(seq 1 "$REPS"); do

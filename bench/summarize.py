@@ -73,6 +73,12 @@ SIDE_BY_SIDE = [
      ["iops", "cpu_kop", "p50", "p99", "rss"]),
     ("v41-swbuild", "NFSv4.1 swbuild, 16 jobs x 2, max speed",
      ["ops_s", "cpu_kop", "p99", "rss"]),
+    ("deep-write", "deep queues: seq-write 1 MiB, 64 jobs x 32",
+     ["mib_s", "cpu_gib", "p50", "p99", "rss"]),
+    ("deep-read", "deep queues: seq-read 1 MiB, 64 jobs x 32",
+     ["mib_s", "cpu_gib", "p50", "p99", "rss"]),
+    ("deep256-read", "deep queues: seq-read 1 MiB, 64 jobs x 256",
+     ["mib_s", "cpu_gib", "p50", "p99", "rss"]),
 ]
 
 
@@ -323,6 +329,17 @@ def main():
     target("v41-swbuild ops/s >= 2 x Ganesha's NFSv4.1",
            None if rt is None else rt >= 2.0,
            "ratio %.2f" % rt if rt is not None else "")
+    # issue 12 §3: deep queues, bounded memory, p99 no worse than Ganesha's
+    for name in ("deep-write", "deep-read", "deep256-read"):
+        rss = values(runs, name, "nasd", "rss")
+        target("%s server RSS <= 256 MiB" % name,
+               None if not rss else max(rss) <= 256,
+               "peak %.0f MiB" % max(rss) if rss else "")
+        a, b = med_of.get((name, "p99"), (None, None))
+        target("%s p99 no worse than Ganesha's" % name,
+               None if a is None or b is None else a <= b,
+               "%.0f vs %.0f ms" % (a, b) if None not in (a, b) else "")
+
     def m(c, name, fig):
         return med(values(runs, name, c, fig))
     for cfg, mode in (("nasd-direct", "io=direct"), ("nasd-auto", "io=auto")):
