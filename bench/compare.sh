@@ -23,7 +23,7 @@
 #
 # Deep queues (issue 12 §3): deep-write and deep-read are 64 connections x
 # 32 requests of 1 MiB in flight (two client threads; files of their own,
-# "deep.*", read as the writes left them), deep256-read the same reads 256
+# "deep.*", in the page cache as seq-read's), deep256-read the same reads 256
 # deep; what counts is the server's RSS and the p99 next to Ganesha's. (A
 # 256-deep write is not run: libnfs holds a copy of every WRITE in flight,
 # 16 GiB at 64 x 256.)
@@ -487,8 +487,9 @@ cg_remove() {
 	CG=
 }
 
-# cache_state warm|cold SERVER: the bench's data files of SERVER's export
-# read once into the page cache, or written back and dropped from it.
+# cache_state warm|cold SERVER [PREFIX]: the bench's data files (PREFIX.*,
+# default nasd-bench.*) of SERVER's export read once into the page cache,
+# or written back and dropped from it.
 cache_state() {
 	local dir
 	case $2 in
@@ -499,12 +500,12 @@ cache_state() {
 	*) dir=$W/gan-exp ;;
 	esac
 	sync
-	python3 - "$1" "$dir" <<-'EOF'
+	python3 - "$1" "$dir" "${3:-nasd-bench}." <<-'EOF'
 	import os, sys
-	mode, d = sys.argv[1], sys.argv[2]
+	mode, d, pre = sys.argv[1], sys.argv[2], sys.argv[3]
 	for n in os.listdir(d):
 	    p = os.path.join(d, n)
-	    if not n.startswith("nasd-bench.") or not os.path.isfile(p):
+	    if not n.startswith(pre) or not os.path.isfile(p):
 	        continue
 	    fd = os.open(p, os.O_RDONLY)
 	    if mode == "cold":
@@ -514,7 +515,7 @@ cache_state() {
 	            pass
 	    os.close(fd)
 	EOF
-	log "page cache $1 for $2: $(cd "$dir" && fincore -b -n -o RES nasd-bench.* 2>/dev/null |
+	log "page cache $1 for $2: $(cd "$dir" && fincore -b -n -o RES "${3:-nasd-bench}".* 2>/dev/null |
 		awk '{s += $1} END {printf "%d MiB of its files resident", s / 1048576}')"
 }
 # ---- SMB: nasd and Samba over SMB 3.1.1 ----
@@ -748,6 +749,7 @@ for rep in $(seq 1 "$REPS"); do
 			case $wl in
 			seq-read|rand-read|v41-seq-read|v41-rand-read)
 				cache_state warm "$srv" ;;
+			deep-read|deep256-read) cache_state warm "$srv" deep ;;
 			seq-read-cold) cache_state cold "$srv" ;;
 			esac
 			proto=
