@@ -7,7 +7,10 @@
 # prints the median of every figure with the ratio nasd / Ganesha. Then,
 # unless --quick, the memory-pressure scenario: each server inside a 512 MiB
 # memory cgroup while 4 jobs write and read 4 GiB (nasd io=buffered, nasd
-# io=direct, Ganesha). It stops everything it started.
+# io=direct, nasd io=auto, Ganesha), and in the same cgroup raised to 6 GiB
+# a working set that grows past io=auto's cache budget mid-run (grow_part:
+# 12 GiB written, budget 3 GiB, throughput second by second next to
+# io=direct and io=buffered). It stops everything it started.
 #
 # Page cache: both servers' files are put in the same state before each
 # read workload, so that what is measured is the server and not what its
@@ -785,6 +788,52 @@ stop_pid "$BASE_PID"; BASE_PID=
 stop_pid "$GAN_PID"; GAN_PID=
 rm -rf "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
 
+# ---- a working set that grows past io=auto's budget mid-run ----
+# (issue 12 §1) nasd in a cgroup of GROW_LIMIT, io=auto with a cache
+# budget of GROW_BUDGET, writes GROW_FILES fresh files of GROW_SIZE each
+# (size-based): buffered until the budget is reached, O_DIRECT after.
+# The same with io=direct and io=buffered; nasd-bench's per-second
+# figures (timeline_mib_s) show whether the switch costs throughput.
+grow_part() {
+	local cfg exp out rep order cfgs="nasd-auto nasd-direct nasd-buffered"
+	local gsize=3g glimit=$((6 << 30)) gbudget=3G
+	[ $QUICK = 1 ] && { gsize=1g; glimit=$((2 << 30)); gbudget=1G; }
+	cg_limit $glimit || { log "grow: cannot set the cgroup limit"; return; }
+	echo "grow=cgroup $((glimit >> 30)) GiB, auto budget $gbudget, 4 x $gsize written" \
+		>>"$RESULTS/machine.txt"
+	for rep in $(seq 1 "$REPS"); do
+		order=$cfgs
+		[ $((rep % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
+		for cfg in $order; do
+			exp=$W/grow-exp
+			rm -rf "$exp"; mkdir -p "$exp"; chmod 777 "$exp"
+			NASD_EXTRA=()
+			case $cfg in
+			nasd-auto) NASD_EXTRA=(--cache-budget "$gbudget")
+				nasd_start "$exp" "" "$(cg_procs)" ;;
+			nasd-direct) nasd_start "$exp" ",io=direct" "$(cg_procs)" ;;
+			nasd-buffered) nasd_start "$exp" ",io=buffered" "$(cg_procs)" ;;
+			esac
+			out=$RESULTS/grow-write.$cfg.$rep.json
+			BENCH_URL=$(url_of nasd "$exp") bench nasd "$out" -q -j 4 -d 16 \
+				--bs 1m --size "$gsize" --prefix grow seq-write
+			[ -f "$out" ] && python3 - "$out" "$("$NASD" stats --state-dir "$W/nasd-state" --json 2>/dev/null)" <<-'EOF'
+			import json, sys
+			r = json.load(open(sys.argv[1]))
+			try:
+			    v = json.loads(sys.argv[2])["values"]
+			    r["io_auto_switches"] = v.get("io_auto_switches_total")
+			except ValueError:
+			    pass
+			json.dump(r, open(sys.argv[1], "w"))
+			EOF
+			stop_pid "$NASD_PID"; NASD_PID=
+			NASD_EXTRA=()
+			rm -rf "$exp"
+		done
+	done
+}
+
 # ---- memory pressure: 512 MiB cgroup, 4 GiB working set ----
 # nasd's payload-buffer ceiling is set to POOL_MIB there (when this nasd
 # has --max-memory), so its target is a cgroup peak <= 128 MiB + POOL_MIB.
@@ -844,6 +893,7 @@ if [ "$MEMORY" = 1 ]; then
 				rm -rf "$exp"
 			done
 		done
+		grow_part
 		cg_remove
 	fi
 else

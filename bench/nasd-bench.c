@@ -462,7 +462,11 @@ static void json_result(FILE *f, const struct nb_run *run,
 		us(nb_hist_percentile(&r->hist, 50)),
 		us(nb_hist_percentile(&r->hist, 99)), us(r->hist.max_ns),
 		nb_hist_avg_ns(&r->hist) / 1e3);
-	fprintf(f, "\"client_cpu_s\": %.3f, ", r->client_cpu_s);
+	fprintf(f, "\"client_cpu_s\": %.3f, \"timeline_mib_s\": [",
+		r->client_cpu_s);
+	for (k = 0; k < r->ntimeline; k++)
+		fprintf(f, "%s%.1f", k ? ", " : "", (double)r->timeline[k]);
+	fprintf(f, "], ");
 	if (fg.srv)
 		fprintf(f, "\"server\": {\"pid\": %d, \"cpu_s\": %.3f, "
 			"\"cpu_s_per_gib\": %.4f, \"cpu_s_per_kop\": %.5f, "

@@ -39,6 +39,7 @@
 #define NB_MAX_BS	(16u << 20)
 #define NB_FH_MAX	128		/* NFS4_FHSIZE (NFSv3: 64, RFC 1813 §2.4) */
 #define NB_NS		1000000000ull
+#define NB_TIMELINE_MAX	3600		/* seconds of per-second figures */
 
 /* ---- latency histogram (nb_stats.c) ---- */
 
@@ -249,6 +250,10 @@ struct nb_result {
 	struct nb_server_sample srv_before;
 	struct nb_server_sample srv_after;
 	uint64_t srv_rss_peak_kib;	/* highest VmRSS seen once a second */
+	/* MiB/s of each whole second of the phase, in order (the progress
+	 * line's figures; the last, partial second is left out) */
+	float timeline[NB_TIMELINE_MAX];
+	unsigned int ntimeline;
 	double requested_ops_s;		/* rate mode, all jobs */
 	/* swbuild */
 	uint64_t swb_count[NB_SWB_NOPS];

@@ -609,6 +609,11 @@ int nb_phase_run(struct nb_run *run, const struct nb_phase_ops *ops,
 		progress(run, label, (double)(now - t0) / NB_NS, nops, bytes,
 			 nops - last_ops, bytes - last_bytes,
 			 (double)(now - last_t) / NB_NS, false);
+		if (res->ntimeline < NB_TIMELINE_MAX)
+			res->timeline[res->ntimeline++] =
+				(float)((double)(bytes - last_bytes) /
+					1048576.0 /
+					((double)(now - last_t) / NB_NS));
 		last_ops = nops;
 		last_bytes = bytes;
 		last_t = now;

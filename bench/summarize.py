@@ -374,8 +374,60 @@ def main():
                    cdw < cbw and cdr < cbr,
                    "write %.3f vs %.3f, read %.3f vs %.3f CPU-s/GiB"
                    % (cdw, cbw, cdr, cbr))
+    grow(runs, p, target)
     print("\n".join(out))
     return 0
+
+
+GROW = ("nasd-auto", "nasd-direct", "nasd-buffered")
+
+
+def grow(runs, p, target):
+    """The working set that grows past io=auto's budget (compare.sh
+    grow_part): each configuration's repetition with the median MiB/s,
+    second by second, and whether auto's switch cost throughput."""
+    pick = {}
+    for cfg in GROW:
+        rs = sorted(runs.get(("grow-write", cfg), []),
+                    key=lambda r: r["mib_s"])
+        if rs:
+            pick[cfg] = rs[len(rs) // 2]
+    if not pick:
+        return
+    p("")
+    p("Growing working set (issue 12 §1), MiB/s second by second (the "
+      "repetition with the median throughput of each):")
+    p("")
+    p("| second | " + " | ".join(c for c in GROW if c in pick) + " |")
+    p("|---|" + "---|" * len(pick))
+    n = max(len(r.get("timeline_mib_s", [])) for r in pick.values())
+    for i in range(n):
+        row = []
+        for c in GROW:
+            if c not in pick:
+                continue
+            t = pick[c].get("timeline_mib_s", [])
+            row.append("%.0f" % t[i] if i < len(t) else "")
+        p("| %d | %s |" % (i + 1, " | ".join(row)))
+    p("| whole run | " + " | ".join(
+        "%.0f" % pick[c]["mib_s"] for c in GROW if c in pick) + " |")
+    a = pick.get("nasd-auto")
+    if a:
+        sw = a.get("io_auto_switches")
+        p("")
+        p("io=auto switched %s time(s) in that run." %
+          ("?" if sw is None else sw))
+        t = a.get("timeline_mib_s", [])
+        whole = [r["mib_s"] for c, r in pick.items() if c != "nasd-auto"]
+        if len(t) >= 2 and whole:
+            # no second after the first below half of the better fixed
+            # mode's whole-run figure
+            floor = max(whole) / 2
+            target("grow: io=auto never below half of the better fixed "
+                   "mode's throughput in any second",
+                   min(t[1:]) >= floor,
+                   "lowest second %.0f MiB/s, half of %.0f = %.0f"
+                   % (min(t[1:]), max(whole), floor))
 
 
 def fmt_size(runs):

@@ -236,6 +236,8 @@ abs(r['mib_s'] - r['bytes'] / 1048576 / r['elapsed_s']) <= 0.01 * r['mib_s'] + 0
 srv['cpu_s'] > 0
 abs(srv['cpu_s_per_gib'] - srv['cpu_s'] / (r['bytes'] / 2**30)) <= 0.01 * srv['cpu_s_per_gib'] + 1e-6
 abs(srv['cpu_s_per_kop'] - srv['cpu_s'] * 1000 / r['ops']) <= 0.01 * srv['cpu_s_per_kop'] + 1e-6
+len(r['timeline_mib_s']) in (1, 2) and all(x > 0 for x in r['timeline_mib_s'])
+sum(r['timeline_mib_s']) <= 1.2 * r['bytes'] / 1048576
 EOF
 for j in 0 1; do
 	got=$(stat -c %s "$EXP/nasd-bench.$j" 2>/dev/null)
