@@ -1048,6 +1048,7 @@ AUTO_STAT(auto_cached, cached)
 AUTO_STAT(auto_budget, budget)
 AUTO_STAT(auto_switches, switches)
 AUTO_STAT(auto_pressure, pressure_x100)
+AUTO_STAT(auto_dirty, dirty)
 
 static struct timer auto_timer;
 
@@ -1139,6 +1140,9 @@ int main(int argc, char **argv)
 	(void)stats_value_add("io_auto_cache_budget_bytes", "Page cache "
 			      "io=auto's large I/O may fill (--cache-budget).",
 			      false, auto_budget);
+	(void)stats_value_add("io_auto_dirty_bytes", "Of that cache, bytes "
+			      "dirty or under writeback, as io=auto last saw "
+			      "it.", false, auto_dirty);
 	(void)stats_value_add("io_auto_switches_total", "Times io=auto "
 			      "switched between buffered and direct.", true,
 			      auto_switches);

@@ -156,9 +156,40 @@ struct vfs_auto_stats {
 	uint64_t limit;    /* the memory nasd may use */
 	uint64_t switches; /* between buffered and direct */
 	unsigned int pressure_x100; /* PSI memory some avg10, 1/100 % */
+	uint64_t dirty;    /* of the cache, dirty or under writeback */
 };
 void vfs_auto_configure(uint64_t bytes, unsigned int pct);
 void vfs_auto_sample(void);
+
+/*
+ * One look at the memory situation (vfs_auto_sample reads it from
+ * /proc and the cgroup), in bytes, and the decision taken on it, apart
+ * for the unit tests.
+ */
+struct vfs_auto_reading {
+	uint64_t limit;   /* the memory nasd may use */
+	uint64_t avail;   /* MemAvailable */
+	uint64_t cached;  /* the page cache charged to that memory */
+	uint64_t dirty;   /* ...of it dirty or under writeback */
+	unsigned int psi; /* PSI memory "some avg10", hundredths of % */
+	/* vm.dirty_background_ratio and vm.dirty_ratio (percent) */
+	unsigned int dirty_bg_pct;
+	unsigned int dirty_pct;
+};
+/*
+ * vfs_auto_decide() - may large I/O go through the page cache, given @r,
+ * the cache @budget, and whether it did (@was; @first: the first look,
+ * decided without hysteresis)? Buffered needs the cache under the
+ * budget, no pressure (PSI under 10 %, a tenth of the memory available)
+ * and dirty data under 3/4 of the point where the kernel throttles
+ * writers ((background + dirty ratio) / 2 of the memory that can be
+ * dirtied): past it a buffered writer only waits for writeback, which
+ * O_DIRECT does not. Going back needs the cache under 3/4 of the budget,
+ * PSI under 1 %, a fifth of the memory available, dirty data under half
+ * of that mark.
+ */
+bool vfs_auto_decide(const struct vfs_auto_reading *r, uint64_t budget,
+		     bool was, bool first);
 bool vfs_auto_buffered(size_t len);
 void vfs_auto_stats(struct vfs_auto_stats *out);
 
