@@ -442,6 +442,9 @@ struct compound_run {
 	bool done;
 	bool started;                /* the export table was taken */
 	bool changes;                /* an op that changes state ran */
+	/* the clock at the end of the last op (the call's start before
+	 * the first; 0 after a deferral): the next op's time begins there */
+	uint64_t t_mark;
 };
 
 /* The reply cannot hold more: the error of the minor version. */
@@ -621,19 +624,28 @@ static enum step run_op(struct compound_run *run, uint32_t opnum,
 	rq->defer = false;
 	if (op_changes_state(opnum))
 		run->changes = true;
-	t0 = stats_clock_ns();
+	t0 = run->t_mark ? run->t_mark : stats_clock_ns();
 	status = op->handle(c, args, res);
 	if (rq->defer && rq->nowait) {
 		/* It would block (a READ missing the page cache): undo
 		 * nothing, it did nothing; run it again on a worker. */
 		if (op->release)
 			op->release(c, res);
+		run->t_mark = 0;
 		return STEP_DEFER;
 	}
 	rq->defer = false;
+	/*
+	 * One clock read per operation: its time runs from the end of the
+	 * one before (the call's start for the first), so that its decoding
+	 * and the previous result's encoding count with it (two reads per
+	 * operation were 2.2 % of nasd's samples in a 4 KiB READ profile).
+	 */
+	run->t_mark = stats_clock_ns();
 	if (opnum <= NFS4_OP_MAX && op_slot[opnum])
-		stats_call_done(op_slot[opnum] - 1, t0, false,
-				status != NFS4_OK);
+		stats_record_latency(op_slot[opnum] - 1,
+				     run->t_mark > t0 ? run->t_mark - t0 : 0,
+				     false, status != NFS4_OK);
 	if (c->op_replay) {
 		result_op_replay(run, opnum);
 		goto out_release;
@@ -754,6 +766,7 @@ static struct compound_run *compound_begin(struct rpc_call *call,
 	r = &run->r;
 	r->req = call->req;
 	r->limit = NFS4_REPLY_MAX;
+	run->t_mark = call->t0;
 	run->c.call = call;
 	run->ops = a->ops;
 	if (!reply_start(r))

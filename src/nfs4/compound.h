@@ -79,6 +79,11 @@ struct nfs4_compound {
 	 * bytes left for the running op's result body (nfs4_compound_room) */
 	struct nfs4_pseudo *pseudo;
 	uint32_t reply_room;
+	/* the last nfs4_state_check_io() passed an open or lock stateid
+	 * of an open for read: that OPEN checked the right to read, which
+	 * the open keeps as a file descriptor does (knfsd does not check
+	 * again either); false for special and delegation stateids */
+	bool io_open_read;
 };
 
 /*

@@ -22,9 +22,11 @@
 
 /*
  * A READ's data leaves as the reply's tail (not copied) only above this
- * size: such a reply is never cached by a 4.1 slot (see compound.c).
+ * size: such a reply is bigger than what a 4.1 slot keeps unasked
+ * (NFS4_SLOT_CACHE_ALWAYS, 4096 bytes), so it is never cached (see
+ * compound.c). A 4 KiB READ goes uncopied, as NFSv3's.
  */
-#define NFS4_READ_TAIL_MIN 8192
+#define NFS4_READ_TAIL_MIN 4095
 
 /* Reply body limit of a 4.0 COMPOUND (and of 4.1 before SEQUENCE). */
 #define NFS4_REPLY_MAX (NFS4_IO_MAX + 64 * 1024)

@@ -92,6 +92,9 @@ static uint32_t nfs4_op_read(struct nfs4_compound *c, void *args, void *res)
 		flags |= VFS_READ_NOWAIT;
 	if (as_payload && (rq->caps & REQ_CAP_FILE))
 		flags |= VFS_READ_FILE_OK;
+	/* read under an open for read: its OPEN checked the right */
+	if (c->io_open_read)
+		flags |= VFS_READ_CHECKED;
 	n = vfs_read_payload(c->cur.obj, a->offset, count, flags, &rd);
 	if (n == -EAGAIN && rq->nowait) {
 		rq->defer = true; /* not in the page cache: a worker reads */

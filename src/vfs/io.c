@@ -256,9 +256,11 @@ ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;
-	ret = vfs_check_data(o, false);
-	if (ret < 0)
-		return ret;
+	if (!(flags & VFS_READ_CHECKED)) {
+		ret = vfs_check_data(o, false);
+		if (ret < 0)
+			return ret;
+	}
 	fd = vfs_obj_data_fd(o, false);
 	if (fd < 0)
 		return fd;

@@ -349,6 +349,9 @@ ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size);
 /* vfs_read_payload() flags. */
 #define VFS_READ_NOWAIT 0x1  /* the caller must not block (an event loop) */
 #define VFS_READ_FILE_OK 0x2 /* a file-range payload may be returned */
+/* the caller holds the right to read already (an NFSv4 open for read,
+ * checked at OPEN as a file descriptor is): no access check here */
+#define VFS_READ_CHECKED 0x4
 /* Longest read served in one call (SMB2's 8 MiB). */
 #define VFS_READ_MAX (8u << 20)
 

@@ -36,11 +36,18 @@ static void shards_init(void)
 
 static uint64_t (*clock_fn)(void);
 
+/*
+ * The coarse clock: leases, grace, recall and probe timeouts are seconds
+ * or hundreds of milliseconds long, and it is read several times per
+ * COMPOUND (lease renewal, stateid use): its tick (1-4 ms) costs a load,
+ * where CLOCK_MONOTONIC reads the TSC (2.8 % of nasd's samples in a
+ * 4 KiB NFSv4.1 READ profile).
+ */
 static uint64_t clock_monotonic_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 

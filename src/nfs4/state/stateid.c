@@ -432,6 +432,7 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 	struct stateid4 tmp;
 	uint32_t status;
 
+	c->io_open_read = false;
 	if (!c->cur.set || c->cur.pseudo || !c->cur.obj)
 		return NFS4ERR_BAD_STATEID;
 	status = resolve_current(c, sid, &tmp);
@@ -489,6 +490,8 @@ uint32_t nfs4_state_check_io(struct nfs4_compound *c,
 		status = NFS4ERR_OPENMODE;
 	else if (state_check_io(s->file, &h, write, &r) < 0)
 		status = NFS4ERR_LOCKED;
+	else
+		c->io_open_read = op->access & OPEN4_SHARE_ACCESS_READ;
 out:
 	nfs4_client_unlock_put(s->client);
 	return status;
