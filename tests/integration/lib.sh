@@ -181,7 +181,8 @@ nasd_watch() {
 		while kill -0 "$pid" 2>/dev/null; do
 			sleep 0.2
 		done
-		[ -e "$T_DIR/.nasd-exit.$pid" ] && exit 0
+		# stopped on purpose, or the test is over (its directory gone)
+		[ -e "$T_DIR/.nasd-exit.$pid" ] || [ ! -d "$T_DIR" ] && exit 0
 		echo "# watchdog: nasd (pid $pid) died on its own: stopping this test's clients" >&2
 		for c in $(pgrep -P "$self"); do
 			[ "$c" = "$BASHPID" ] || kill -TERM "$c" 2>/dev/null
