@@ -156,6 +156,18 @@ order_of() {	# order_of REP: the servers, rotated by REP - 1
 	done
 	echo "$out"
 }
+# alternate REP CFG...: the configurations, reversed on even repetitions
+alternate() {
+	local rep=$1
+	shift
+	if [ $((rep % 2)) = 0 ]; then
+		printf '%s\n' "$@" | tac | tr '\n' ' '
+	else
+		echo "$*"
+	fi
+}
+# fresh_dir DIR: an empty directory anyone may write
+fresh_dir() { rm -rf "$1"; mkdir -p "$1"; chmod 777 "$1"; }
 RESULTS=${RESULTS:-$(cd "$BUILD" && pwd)/bench-results}
 command -v python3 >/dev/null || { echo "compare.sh: needs python3" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || echo "compare.sh: not root: Ganesha install and cgroups will likely fail" >&2
@@ -795,18 +807,17 @@ rm -rf "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
 # The same with io=direct and io=buffered; nasd-bench's per-second
 # figures (timeline_mib_s) show whether the switch costs throughput.
 grow_part() {
-	local cfg exp out rep order cfgs="nasd-auto nasd-direct nasd-buffered"
+	local cfg exp out rep cfgs="nasd-auto nasd-direct nasd-buffered"
 	local gsize=3g glimit=$((6 << 30)) gbudget=3G
 	[ $QUICK = 1 ] && { gsize=1g; glimit=$((2 << 30)); gbudget=1G; }
 	cg_limit $glimit || { log "grow: cannot set the cgroup limit"; return; }
 	echo "grow=cgroup $((glimit >> 30)) GiB, auto budget $gbudget, 4 x $gsize written" \
 		>>"$RESULTS/machine.txt"
 	for rep in $(seq 1 "$REPS"); do
-		order=$cfgs
-		[ $((rep % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
-		for cfg in $order; do
+		# shellcheck disable=SC2086
+		for cfg in $(alternate "$rep" $cfgs); do
 			exp=$W/grow-exp
-			rm -rf "$exp"; mkdir -p "$exp"; chmod 777 "$exp"
+			fresh_dir "$exp"
 			NASD_EXTRA=()
 			case $cfg in
 			nasd-auto) NASD_EXTRA=(--cache-budget "$gbudget")
@@ -857,11 +868,10 @@ if [ "$MEMORY" = 1 ]; then
 		[ $GANESHA = 1 ] && cfgs="$cfgs ganesha"
 		[ -n "$BASE_NASD" ] && cfgs="$cfgs base-direct"
 		for rep in $(seq 1 "$REPS"); do
-			order=$cfgs
-			[ $((rep % 2)) = 0 ] && order=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
-			for cfg in $order; do
+			# shellcheck disable=SC2086
+			for cfg in $(alternate "$rep" $cfgs); do
 				exp=$W/mem-exp
-				rm -rf "$exp"; mkdir -p "$exp"; chmod 777 "$exp"
+				fresh_dir "$exp"
 				NASD_EXTRA=()
 				grep -q '^nasd_pool_mib=' "$RESULTS/machine.txt" &&
 					NASD_EXTRA=(--max-memory "${POOL_MIB}M")

@@ -305,6 +305,24 @@ def t_pipelining(port, nasd, state, root_fh):
           f"{hits}")
 
 
+def take_read_replies(s, xids, pause=0.0):
+    """Read one reply per xid of @xids from @s (@pause seconds after
+    each): how many were whole successful 1 MiB READs of them, and the
+    error that ended the reading early ("" if none)."""
+    ok = 0
+    try:
+        for _ in xids:
+            r = parse_reply(recv_record(s))
+            if r["xid"] in xids and r["kind"] == "SUCCESS" and \
+                    H.nfsstat(r) == 0 and len(r["body"]) > MIB:
+                ok += 1
+            if pause:
+                time.sleep(pause)
+    except (OSError, Closed) as e:
+        return ok, f"{type(e).__name__}: {e}"
+    return ok, ""
+
+
 def t_sendq_pause(port, nasd, state, file_fh):
     """1 MiB READs sent one by one, replies unread: reading pauses above
     a quarter of --max-sendq, before the cap; all are served once read."""
@@ -326,15 +344,9 @@ def t_sendq_pause(port, nasd, state, file_fh):
     check("sendq_pause_before_cap", paused and
           hits.get("sendq", 0) == before.get("sendq", 0), f"{hits}")
     # reading the replies resumes the connection: every READ answered
-    ok = 0
-    try:
-        for _ in xids:
-            r = parse_reply(recv_record(s))
-            if r["xid"] in xids and r["kind"] == "SUCCESS" and \
-                    H.nfsstat(r) == 0 and len(r["body"]) > MIB:
-                ok += 1
-    except (OSError, Closed) as e:
-        print(f"# sendq pause: {e}")
+    ok, err = take_read_replies(s, xids)
+    if err:
+        print(f"# sendq pause: {err}")
     s.close()
     check("sendq_pause_resumed_all_served", ok == len(xids),
           f"{ok} of {len(xids)}")
@@ -355,16 +367,7 @@ def t_sendq_slow_taker(port, nasd, state, file_fh):
         data += record(msg)
     s.sendall(data)
     time.sleep(1.0)
-    ok, err = 0, ""
-    try:
-        for _ in xids:
-            r = parse_reply(recv_record(s))
-            if r["xid"] in xids and r["kind"] == "SUCCESS" and \
-                    H.nfsstat(r) == 0 and len(r["body"]) > MIB:
-                ok += 1
-            time.sleep(0.03)
-    except (OSError, Closed) as e:
-        err = f"{type(e).__name__}: {e}"
+    ok, err = take_read_replies(s, xids, pause=0.03)
     s.close()
     hits = limit_hits(nasd, state)
     check("sendq_slow_taker_all_served", ok == len(xids),
