@@ -1000,38 +1000,20 @@ static void *signal_main(void *arg)
 	}
 }
 
-/* `nasd stats`: payload buffers in use, and where reading stops. */
-static uint64_t payload_in_use(void)
-{
-	struct iobuf_stats st;
-
-	iobuf_stats(&st);
-	return st.in_use;
-}
-
-static uint64_t payload_peak(void)
-{
-	struct iobuf_stats st;
-
-	iobuf_stats(&st);
-	return st.peak;
-}
-
-static uint64_t payload_cached(void)
-{
-	struct iobuf_stats st;
-
-	iobuf_stats(&st);
-	return st.cached;
-}
-
-static uint64_t payload_high_mark(void)
-{
-	struct iobuf_stats st;
-
-	iobuf_stats(&st);
-	return st.high_mark;
-}
+/* `nasd stats`: payload buffers (in use, peak, cached, where reading
+ * stops), one getter per figure, as stats_value_add() takes them. */
+#define IOBUF_STAT(fn, field)                                                  \
+	static uint64_t fn(void)                                               \
+	{                                                                      \
+		struct iobuf_stats st;                                         \
+                                                                               \
+		iobuf_stats(&st);                                              \
+		return st.field;                                               \
+	}
+IOBUF_STAT(payload_in_use, in_use)
+IOBUF_STAT(payload_peak, peak)
+IOBUF_STAT(payload_cached, cached)
+IOBUF_STAT(payload_high_mark, high_mark)
 
 /* io=auto's view of memory (vfs.h, adaptive io=auto), for `nasd stats`:
  * one getter per figure, as stats_value_add() takes them. */
