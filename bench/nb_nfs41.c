@@ -35,6 +35,13 @@
 #define SETUP_MS 20000
 #define SLOTS_MAX 1024
 #define RBUF_MIN (256u << 10)
+/*
+ * At most this much per read(), as libnfs and most programs read: taking
+ * 2 MiB or more per call made the server's sendfile cost more (1 MiB
+ * seq-read on loopback, nasd: 0.27 against 0.17 CPU-s per GiB, and 10 %
+ * less throughput), a cost of this client's, not the server's.
+ */
+#define RECV_CHUNK (256u << 10)
 #define HDR_MAX 256             /* RM + RPC call header + COMPOUND head */
 #define FATTR4_SIZE 4
 #define FATTR4_MAXREAD 30       /* word 0 */
@@ -689,7 +696,7 @@ static int read_records(struct nb_nfs41 *c)
 {
 	for (;;) {
 		ssize_t n;
-		size_t off = 0;
+		size_t off = 0, want;
 
 		if (c->rlen == c->rcap) {
 			size_t cap = c->rcap * 2;
@@ -700,7 +707,18 @@ static int read_records(struct nb_nfs41 *c)
 			c->rbuf = b;
 			c->rcap = cap;
 		}
-		n = read(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen);
+		want = c->rcap - c->rlen;
+		if (c->rlen >= 4) {
+			/* a large record is read up to its end only, so that
+			 * what follows it never has to be moved far */
+			size_t end = 4 + (get_be32(c->rbuf) & 0x7fffffffu);
+
+			if (end > RBUF_MIN / 4 && end > c->rlen &&
+			    end - c->rlen < want)
+				want = end - c->rlen;
+		}
+		n = read(c->fd, c->rbuf + c->rlen,
+			 want < RECV_CHUNK ? want : RECV_CHUNK);
 		if (n == 0)
 			return conn_fail(c, "the server closed the "
 					 "connection");
