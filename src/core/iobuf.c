@@ -44,6 +44,9 @@ static struct iobuf_shard shards[IOBUF_SHARDS] = {
 static atomic_uint_fast64_t in_use;
 static atomic_uint_fast64_t cached;
 static atomic_uint_fast64_t peak;
+/* Since the last iobuf_idle_trim(): the most in use, classes taken. */
+static atomic_uint_fast64_t window_peak;
+static atomic_bool class_taken[NCLASSES];
 static atomic_uint_fast64_t ceiling = IOBUF_DEFAULT_MAX_MEMORY;
 static atomic_uint_fast64_t nallocs;
 static atomic_uint_fast64_t nfailures;
@@ -114,6 +117,9 @@ static bool reserve(uint64_t sz)
 	cur += sz;
 	p = atomic_load(&peak);
 	while (cur > p && !atomic_compare_exchange_weak(&peak, &p, cur))
+		;
+	p = atomic_load(&window_peak);
+	while (cur > p && !atomic_compare_exchange_weak(&window_peak, &p, cur))
 		;
 	return true;
 }
@@ -256,21 +262,30 @@ static void buf_free(struct iobuf *b)
 	free(b);
 }
 
+/* Free cached buffers of class @c until @want bytes are released; the
+ * bytes freed. */
+static uint64_t trim_class(int c, uint64_t want)
+{
+	uint64_t freed = 0;
+
+	for (int i = 0; i < IOBUF_SHARDS && freed < want; i++) {
+		struct iobuf *b;
+
+		while (freed < want && (b = pop(&shards[i], c))) {
+			freed += b->size;
+			buf_free(b);
+		}
+	}
+	return freed;
+}
+
 /* Free cached buffers, largest first, until @want bytes are released. */
 static void trim_bytes(uint64_t want)
 {
 	uint64_t freed = 0;
 
-	for (int c = (int)NCLASSES - 1; c >= 0 && freed < want; c--) {
-		for (int i = 0; i < IOBUF_SHARDS && freed < want; i++) {
-			struct iobuf *b;
-
-			while (freed < want && (b = pop(&shards[i], c))) {
-				freed += b->size;
-				buf_free(b);
-			}
-		}
-	}
+	for (int c = (int)NCLASSES - 1; c >= 0 && freed < want; c--)
+		freed += trim_class(c, want - freed);
 }
 
 void iobuf_trim(void)
@@ -280,12 +295,17 @@ void iobuf_trim(void)
 
 void iobuf_idle_trim(void)
 {
-	static uint64_t last;
-	uint64_t n = atomic_load(&nallocs);
+	uint64_t need = atomic_exchange(&window_peak, atomic_load(&in_use));
+	uint64_t have;
 
-	if (n == last && atomic_load(&cached))
-		trim_bytes(UINT64_MAX);
-	last = n;
+	/* A class nobody took since the last call keeps nothing cached... */
+	for (int c = 0; c < (int)NCLASSES; c++)
+		if (!atomic_exchange(&class_taken[c], false))
+			trim_class(c, UINT64_MAX);
+	/* ...and the rest is no more than the most that was in use. */
+	have = atomic_load(&in_use) + atomic_load(&cached);
+	if (have > need)
+		trim_bytes(have - need);
 }
 
 static struct iobuf *buf_new(size_t size, int cls)
@@ -326,6 +346,9 @@ struct iobuf *iobuf_alloc(size_t size)
 		return NULL;
 	}
 	if (cls >= 0) {
+		if (!atomic_load_explicit(&class_taken[cls],
+					  memory_order_relaxed))
+			atomic_store(&class_taken[cls], true);
 		s = shard_self();
 		b = pop(s, cls);
 		for (i = 1; !b && i < IOBUF_SHARDS; i++)

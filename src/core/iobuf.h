@@ -115,10 +115,13 @@ void iobuf_stats(struct iobuf_stats *st);
 void iobuf_trim(void);
 
 /*
- * iobuf_idle_trim() - iobuf_trim() when nothing was allocated since the
- * previous call: call it every few seconds, so that the cache a burst of
- * large I/O left goes back to the system once the server is idle, and
- * stays while it is busy. One caller (a timer) at a time.
+ * iobuf_idle_trim() - give back what the cache holds beyond the need of
+ * the time since the previous call: every cached buffer of a class not
+ * taken since, and then, largest first, whatever makes in use + cached
+ * more than the most that was in use. Call it every few seconds: the
+ * cache a burst of large I/O left goes back to the system once the
+ * server is idle or busy with other sizes, and stays while it is used.
+ * One caller (a timer) at a time.
  */
 void iobuf_idle_trim(void);
 

@@ -3,7 +3,7 @@
  * Unit tests of the payload buffer pool (core/iobuf.c): alignment, size
  * classes and reuse, reference counts, the memory ceiling (NULL, the
  * always-one-allocation rule), pressure and the relief hook, counters,
- * and concurrent use from many threads.
+ * the periodic trim, and concurrent use from many threads.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -231,6 +231,53 @@ static void test_cache_trimmed_for_new(void **state)
 	iobuf_put(big);
 }
 
+/* The timer's trim keeps what the last period needed and no more. */
+static void test_idle_trim(void **state)
+{
+	struct iobuf *b[8], *small[2];
+	struct iobuf_stats st;
+	int i;
+
+	(void)state;
+	iobuf_idle_trim(); /* a period begins */
+	for (i = 0; i < 8; i++)
+		assert_non_null(b[i] = iobuf_alloc(MIB));
+	for (i = 0; i < 8; i++)
+		iobuf_put(b[i]);
+	iobuf_idle_trim(); /* all of it was in use: kept */
+	iobuf_stats(&st);
+	assert_int_equal(st.cached, 8 * MIB);
+
+	/* Busy with small buffers only: the 1 MiB ones go, the small stay. */
+	assert_non_null(small[0] = iobuf_alloc(4096));
+	assert_non_null(small[1] = iobuf_alloc(4096));
+	iobuf_put(small[1]);
+	iobuf_idle_trim();
+	iobuf_stats(&st);
+	assert_int_equal(st.cached, 4096);
+	assert_int_equal(st.in_use, 4096);
+	iobuf_put(small[0]);
+
+	/* Eight cached, one needed at a time: one kept. */
+	for (i = 0; i < 8; i++)
+		assert_non_null(b[i] = iobuf_alloc(MIB));
+	for (i = 0; i < 8; i++)
+		iobuf_put(b[i]);
+	iobuf_idle_trim();
+	for (i = 0; i < 3; i++) {
+		assert_non_null(b[0] = iobuf_alloc(MIB));
+		iobuf_put(b[0]);
+	}
+	iobuf_idle_trim();
+	iobuf_stats(&st);
+	assert_int_equal(st.cached, MIB);
+
+	/* Idle: nothing kept. */
+	iobuf_idle_trim();
+	iobuf_stats(&st);
+	assert_int_equal(st.cached, 0);
+}
+
 #define NTHREADS 8
 #define ROUNDS 2000
 
@@ -336,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ceiling, reset),
 		cmocka_unit_test_setup(test_budget, reset),
 		cmocka_unit_test_setup(test_cache_trimmed_for_new, reset),
+		cmocka_unit_test_setup(test_idle_trim, reset),
 		cmocka_unit_test_setup(test_large_from_slabs, reset),
 		cmocka_unit_test_setup(test_threads, reset),
 	};
