@@ -1040,9 +1040,10 @@ static void auto_fire(struct timer *t)
 	(void)timer_arm(t, VFS_AUTO_SAMPLE_MS, auto_fire, NULL);
 }
 
-/* Every POOL_TRIM_MS, an idle server gives its cached payload buffers back
- * (iobuf_idle_trim): RSS falls after a burst of large I/O. */
-#define POOL_TRIM_MS 10000
+/* Every POOL_TRIM_MS the payload buffers cached beyond what the last
+ * period used go back to the system (iobuf_idle_trim): RSS falls within
+ * seconds of a burst of large I/O, idle or busy with other work. */
+#define POOL_TRIM_MS 5000
 static struct timer pool_trim;
 
 static void pool_trim_fire(struct timer *t)
