@@ -214,6 +214,7 @@ cleanup() {
 	stop_pid "$GAN_PID"; GAN_PID=
 	stop_pid "$RPCB_PID"; RPCB_PID=
 	cg_remove
+	svc_cg_remove
 	if [ -n "$SCRATCH_DEV" ]; then
 		cd / || true
 		umount "$W" 2>/dev/null || umount -l "$W" 2>/dev/null
@@ -502,6 +503,41 @@ cg_remove() {
 	CG=
 }
 
+# svc_cg NAME: a memory cgroup of its own without a limit, for one server
+# of the side-by-side workloads, as a service manager gives every service
+# one (systemd). nasd's io=auto charges its cache budget with the page
+# cache of its cgroup: in the cgroup this script runs in, Ganesha's files
+# and the bench's own would count as nasd's. Sets SVC_PROCS to its
+# cgroup.procs file, or to nothing when no memory cgroup can be made (the
+# server then shares this script's, said in machine.txt).
+SVC_CGS=()
+SVC_PROCS=
+svc_cg() {
+	local root d
+	SVC_PROCS=
+	for root in /sys/fs/cgroup /sys/fs/cgroup/memory /sys/fs/cgroup/memory,cpu; do
+		d=$root/nasd-bench-$$-$1
+		[ -f "$root/memory.limit_in_bytes" ] ||
+			grep -qw memory "$root/cgroup.subtree_control" 2>/dev/null || continue
+		if mkdir "$d" 2>/dev/null; then
+			if [ -f "$d/memory.max" ] || [ -f "$d/memory.limit_in_bytes" ]; then
+				SVC_CGS+=("$d")
+				SVC_PROCS=$d/cgroup.procs
+				return 0
+			fi
+			rmdir "$d" 2>/dev/null
+		fi
+	done
+	return 1
+}
+svc_cg_remove() {
+	local d
+	for d in ${SVC_CGS[@]+"${SVC_CGS[@]}"}; do
+		rmdir "$d" 2>/dev/null || { sleep 1; rmdir "$d" 2>/dev/null; }
+	done
+	SVC_CGS=()
+}
+
 # cache_state warm|cold SERVER [PREFIX]: the bench's data files (PREFIX.*,
 # default nasd-bench.*) of SERVER's export read once into the page cache,
 # or written back and dropped from it.
@@ -731,14 +767,22 @@ fi
 # ---- the side-by-side workloads ----
 mkdir -p "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
 chmod 777 "$W/nasd-exp" "$W/gan-exp" "$W/base-exp"
-nasd_start "$W/nasd-exp" ""
+# each server in a memory cgroup of its own (svc_cg)
+if svc_cg nasd; then
+	echo "server_cgroups=own (one memory cgroup per server, no limit)" >>"$RESULTS/machine.txt"
+else
+	echo "server_cgroups=shared (no memory cgroup could be made)" >>"$RESULTS/machine.txt"
+fi
+nasd_start "$W/nasd-exp" "" "$SVC_PROCS"
 log "nasd pid $NASD_PID on $NASD_PORT"
 if [ $GANESHA = 1 ]; then
-	ganesha_start "$W/gan-exp"
+	svc_cg ganesha
+	ganesha_start "$W/gan-exp" "$SVC_PROCS"
 	log "ganesha.nfsd pid $GAN_PID on $GAN_PORT (mount $GAN_MNT)"
 fi
 if [ -n "$BASE_NASD" ]; then
-	NASD_AS=base nasd_start "$W/base-exp" ""
+	svc_cg base
+	NASD_AS=base nasd_start "$W/base-exp" "" "$SVC_PROCS"
 	log "baseline nasd ($BASE_NASD) pid $BASE_PID on $BASE_PORT"
 fi
 
