@@ -44,7 +44,7 @@ static struct iobuf_shard shards[IOBUF_SHARDS] = {
 static atomic_uint_fast64_t in_use;
 static atomic_uint_fast64_t cached;
 static atomic_uint_fast64_t peak;
-/* Since the last iobuf_idle_trim(): the most in use, classes taken. */
+/* Since the last iobuf_periodic_trim(): the most in use, classes taken. */
 static atomic_uint_fast64_t window_peak;
 static atomic_bool class_taken[NCLASSES];
 static atomic_uint_fast64_t ceiling = IOBUF_DEFAULT_MAX_MEMORY;
@@ -142,10 +142,10 @@ static struct iobuf *pop(struct iobuf_shard *s, int cls)
  * Buffers of SLAB_MIN bytes and more (the 1 MiB READ/WRITE classes) are
  * carved from slabs of 4 MiB or more (slab_len()) aligned to 2 MiB and
  * advised for transparent huge pages: a 1 MiB O_DIRECT request then lies
- * in one or two physically
- * contiguous pages instead of 256 small ones, which the kernel pins
- * faster and the disk gets as one or two segments instead of 256 (1 MiB
- * direct reads, 16 threads, on the test VM: 0.8-1.0 GB/s from 4 KiB pages,
+ * in one or two physically contiguous pages instead of 256 small ones,
+ * which the kernel pins faster and the disk gets as one or two segments
+ * instead of 256 (1 MiB direct reads, 16 threads, on the test VM:
+ * 0.8-1.0 GB/s from 4 KiB pages,
  * 1.9-2.6 GB/s from huge pages; docs/PERFORMANCE.md). Without huge pages
  * (THP "never", or none free) the slab is ordinary memory. A slab goes back
  * to the system when its last buffer does (iobuf_trim).
@@ -309,7 +309,7 @@ void iobuf_trim(void)
 	trim_bytes(UINT64_MAX);
 }
 
-void iobuf_idle_trim(void)
+void iobuf_periodic_trim(void)
 {
 	uint64_t need = atomic_exchange(&window_peak, atomic_load(&in_use));
 	uint64_t have;

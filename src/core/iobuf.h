@@ -115,7 +115,7 @@ void iobuf_stats(struct iobuf_stats *st);
 void iobuf_trim(void);
 
 /*
- * iobuf_idle_trim() - give back what the cache holds beyond the need of
+ * iobuf_periodic_trim() - give back what the cache holds beyond the need of
  * the time since the previous call: every cached buffer of a class not
  * taken since, and then, largest first, whatever makes in use + cached
  * more than the most that was in use. Call it every few seconds: the
@@ -123,6 +123,6 @@ void iobuf_trim(void);
  * server is idle or busy with other sizes, and stays while it is used.
  * One caller (a timer) at a time.
  */
-void iobuf_idle_trim(void);
+void iobuf_periodic_trim(void);
 
 #endif

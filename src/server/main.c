@@ -1041,14 +1041,14 @@ static void auto_fire(struct timer *t)
 }
 
 /* Every POOL_TRIM_MS the payload buffers cached beyond what the last
- * period used go back to the system (iobuf_idle_trim): RSS falls within
+ * period used go back to the system (iobuf_periodic_trim): RSS falls within
  * seconds of a burst of large I/O, idle or busy with other work. */
 #define POOL_TRIM_MS 5000
 static struct timer pool_trim;
 
 static void pool_trim_fire(struct timer *t)
 {
-	iobuf_idle_trim();
+	iobuf_periodic_trim();
 	(void)timer_arm(t, POOL_TRIM_MS, pool_trim_fire, NULL);
 }
 

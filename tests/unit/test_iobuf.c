@@ -239,12 +239,12 @@ static void test_idle_trim(void **state)
 	int i;
 
 	(void)state;
-	iobuf_idle_trim(); /* a period begins */
+	iobuf_periodic_trim(); /* a period begins */
 	for (i = 0; i < 8; i++)
 		assert_non_null(b[i] = iobuf_alloc(MIB));
 	for (i = 0; i < 8; i++)
 		iobuf_put(b[i]);
-	iobuf_idle_trim(); /* all of it was in use: kept */
+	iobuf_periodic_trim(); /* all of it was in use: kept */
 	iobuf_stats(&st);
 	assert_int_equal(st.cached, 8 * MIB);
 
@@ -252,7 +252,7 @@ static void test_idle_trim(void **state)
 	assert_non_null(small[0] = iobuf_alloc(4096));
 	assert_non_null(small[1] = iobuf_alloc(4096));
 	iobuf_put(small[1]);
-	iobuf_idle_trim();
+	iobuf_periodic_trim();
 	iobuf_stats(&st);
 	assert_int_equal(st.cached, 4096);
 	assert_int_equal(st.in_use, 4096);
@@ -263,17 +263,17 @@ static void test_idle_trim(void **state)
 		assert_non_null(b[i] = iobuf_alloc(MIB));
 	for (i = 0; i < 8; i++)
 		iobuf_put(b[i]);
-	iobuf_idle_trim();
+	iobuf_periodic_trim();
 	for (i = 0; i < 3; i++) {
 		assert_non_null(b[0] = iobuf_alloc(MIB));
 		iobuf_put(b[0]);
 	}
-	iobuf_idle_trim();
+	iobuf_periodic_trim();
 	iobuf_stats(&st);
 	assert_int_equal(st.cached, MIB);
 
 	/* Idle: nothing kept. */
-	iobuf_idle_trim();
+	iobuf_periodic_trim();
 	iobuf_stats(&st);
 	assert_int_equal(st.cached, 0);
 }
