@@ -1000,37 +1000,28 @@ static void *signal_main(void *arg)
 	}
 }
 
-/* `nasd stats`: payload buffers (in use, peak, cached, where reading
- * stops), one getter per figure, as stats_value_add() takes them. */
-#define IOBUF_STAT(fn, field)                                                  \
+/* `nasd stats`: one getter per figure, as stats_value_add() takes them,
+ * of a struct @T that the function of the same name fills. */
+#define STRUCT_STAT(fn, T, field)                                              \
 	static uint64_t fn(void)                                               \
 	{                                                                      \
-		struct iobuf_stats st;                                         \
+		struct T st;                                                   \
                                                                                \
-		iobuf_stats(&st);                                              \
+		T(&st);                                                        \
 		return st.field;                                               \
 	}
-IOBUF_STAT(payload_in_use, in_use)
-IOBUF_STAT(payload_peak, peak)
-IOBUF_STAT(payload_cached, cached)
-IOBUF_STAT(payload_high_mark, high_mark)
-
-/* io=auto's view of memory (vfs.h, adaptive io=auto), for `nasd stats`:
- * one getter per figure, as stats_value_add() takes them. */
-#define AUTO_STAT(fn, field)                                                   \
-	static uint64_t fn(void)                                               \
-	{                                                                      \
-		struct vfs_auto_stats st;                                      \
-                                                                               \
-		vfs_auto_stats(&st);                                           \
-		return st.field;                                               \
-	}
-AUTO_STAT(auto_buffered, buffered)
-AUTO_STAT(auto_cached, cached)
-AUTO_STAT(auto_budget, budget)
-AUTO_STAT(auto_switches, switches)
-AUTO_STAT(auto_pressure, pressure_x100)
-AUTO_STAT(auto_dirty, dirty)
+/* payload buffers: in use, peak, cached, where reading stops */
+STRUCT_STAT(payload_in_use, iobuf_stats, in_use)
+STRUCT_STAT(payload_peak, iobuf_stats, peak)
+STRUCT_STAT(payload_cached, iobuf_stats, cached)
+STRUCT_STAT(payload_high_mark, iobuf_stats, high_mark)
+/* io=auto's view of memory (vfs.h, adaptive io=auto) */
+STRUCT_STAT(auto_buffered, vfs_auto_stats, buffered)
+STRUCT_STAT(auto_cached, vfs_auto_stats, cached)
+STRUCT_STAT(auto_budget, vfs_auto_stats, budget)
+STRUCT_STAT(auto_switches, vfs_auto_stats, switches)
+STRUCT_STAT(auto_pressure, vfs_auto_stats, pressure_x100)
+STRUCT_STAT(auto_dirty, vfs_auto_stats, dirty)
 
 static struct timer auto_timer;
 

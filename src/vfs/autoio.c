@@ -62,25 +62,32 @@ void vfs_auto_configure(uint64_t bytes, unsigned int pct)
 	au.budget_pct = bytes ? 0 : pct;
 }
 
-/* The first line of @path starting with @key, its number after it. */
-static bool read_key(const char *path, const char *key, uint64_t *out)
+/*
+ * One pass over @path: for each of the @n @keys, the number after the
+ * first line starting with it into @out[i]. A bit per key found.
+ */
+static unsigned int read_keys(const char *path, const char *const *keys,
+			      uint64_t *out, unsigned int n)
 {
 	char line[256];
-	size_t n = strlen(key);
-	bool ok = false;
+	unsigned int found = 0, i;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, n)) {
-			*out = strtoull(line + n, NULL, 10);
-			ok = true;
-			break;
+		return 0;
+	while (found != (1u << n) - 1 && fgets(line, sizeof(line), f)) {
+		for (i = 0; i < n; i++) {
+			if (!(found & (1u << i)) &&
+			    !strncmp(line, keys[i], strlen(keys[i]))) {
+				out[i] = strtoull(line + strlen(keys[i]), NULL,
+						  10);
+				found |= 1u << i;
+				break;
+			}
 		}
 	}
 	(void)fclose(f);
-	return ok;
+	return found;
 }
 
 /* A file holding one number, or "max" (*@out = 0). */
@@ -175,21 +182,26 @@ static void read_dirty_ratios(struct vfs_auto_reading *r)
 /* Fill @r from /proc and our cgroup; false when nothing could be read. */
 static bool auto_read(struct vfs_auto_reading *r)
 {
-	uint64_t total = 0, cached = 0, dirty = 0, wb = 0, cg_max = 0, v;
+	static const char *const mem_keys[] = { "MemTotal:", "MemAvailable:",
+						"Cached:", "Dirty:",
+						"Writeback:" };
+	static const char *const v1_keys[] = { "cache ", "dirty ",
+					       "writeback " };
+	static const char *const v2_keys[] = { "file ", "file_dirty ",
+					       "file_writeback " };
+	uint64_t m[5] = { 0 }, cg[3] = { 0 }, cg_max = 0;
+	unsigned int got;
 	char path[320];
 
 	memset(r, 0, sizeof(*r));
 	cg_probe();
-	if (!read_key("/proc/meminfo", "MemTotal:", &total) ||
-	    !read_key("/proc/meminfo", "MemAvailable:", &r->avail) ||
-	    !read_key("/proc/meminfo", "Cached:", &cached))
+	/* MemTotal, MemAvailable and Cached are needed; dirty data not */
+	if ((read_keys("/proc/meminfo", mem_keys, m, 5) & 7) != 7)
 		return false;
-	(void)read_key("/proc/meminfo", "Dirty:", &dirty);
-	(void)read_key("/proc/meminfo", "Writeback:", &wb);
-	r->limit = total << 10;
-	r->avail <<= 10;
-	r->cached = cached << 10;
-	r->dirty = (dirty + wb) << 10;
+	r->limit = m[0] << 10;
+	r->avail = m[1] << 10;
+	r->cached = m[2] << 10;
+	r->dirty = (m[3] + m[4]) << 10;
 	read_dirty_ratios(r);
 	if (!au.cg[0]) {
 		(void)read_psi("/proc/pressure/memory", &r->psi);
@@ -200,11 +212,11 @@ static bool auto_read(struct vfs_auto_reading *r)
 	if (read_num(path, &cg_max) && cg_max && cg_max < r->limit)
 		r->limit = cg_max;
 	(void)snprintf(path, sizeof(path), "%s/memory.stat", au.cg);
-	if (read_key(path, au.cg_v1 ? "cache " : "file ", &v))
-		r->cached = v;
-	if (read_key(path, au.cg_v1 ? "dirty " : "file_dirty ", &dirty) &&
-	    read_key(path, au.cg_v1 ? "writeback " : "file_writeback ", &wb))
-		r->dirty = dirty + wb;
+	got = read_keys(path, au.cg_v1 ? v1_keys : v2_keys, cg, 3);
+	if (got & 1)
+		r->cached = cg[0];
+	if ((got & 6) == 6)
+		r->dirty = cg[1] + cg[2];
 	(void)snprintf(path, sizeof(path), "%s/memory.pressure", au.cg);
 	if (au.cg_v1 || !read_psi(path, &r->psi))
 		(void)read_psi("/proc/pressure/memory", &r->psi);
