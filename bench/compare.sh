@@ -461,28 +461,36 @@ bench() {
 # ---- memory cgroup (v2 memory.max or v1 memory.limit_in_bytes) ----
 CG_VER=
 CG_WHY=
-cg_detect() {
+# cg_make SUFFIX: a memory cgroup nasd-bench-PID-SUFFIX (v2 with memory.max,
+# else v1 with memory.limit_in_bytes); CG_MADE and CG_MADE_VER, or CG_WHY.
+cg_make() {
 	local root=/sys/fs/cgroup d
+	CG_MADE=; CG_MADE_VER=
 	if [ -f $root/cgroup.controllers ] && grep -qw memory $root/cgroup.controllers; then
-		d=$root/nasd-bench-$$
+		d=$root/nasd-bench-$$$1
 		grep -qw memory $root/cgroup.subtree_control 2>/dev/null ||
 			echo +memory >$root/cgroup.subtree_control 2>/dev/null
 		if mkdir "$d" 2>/dev/null && [ -f "$d/memory.max" ]; then
-			CG=$d; CG_VER=2; return 0
+			CG_MADE=$d; CG_MADE_VER=2; return 0
 		fi
 		rmdir "$d" 2>/dev/null
 		CG_WHY="cgroup v2 at $root is not writable or has no memory controller"
 	fi
 	for root in /sys/fs/cgroup/memory /sys/fs/cgroup/memory,cpu; do
 		[ -f "$root/memory.limit_in_bytes" ] || continue
-		d=$root/nasd-bench-$$
+		d=$root/nasd-bench-$$$1
 		if mkdir "$d" 2>/dev/null && [ -f "$d/memory.limit_in_bytes" ]; then
-			CG=$d; CG_VER=1; return 0
+			CG_MADE=$d; CG_MADE_VER=1; return 0
 		fi
 		CG_WHY="cgroup v1 memory hierarchy $root is not writable"
 	done
 	[ -n "$CG_WHY" ] || CG_WHY="no memory cgroup (neither v2 memory.max nor v1 memory.limit_in_bytes)"
 	return 1
+}
+# cg_detect: the memory scenario's cgroup, CG (version CG_VER)
+cg_detect() {
+	cg_make "" || return 1
+	CG=$CG_MADE; CG_VER=$CG_MADE_VER
 }
 cg_limit() {	# cg_limit BYTES
 	if [ "$CG_VER" = 2 ]; then echo "$1" >"$CG/memory.max" && echo 0 >"$CG/memory.swap.max" 2>/dev/null; return 0
@@ -513,22 +521,10 @@ cg_remove() {
 SVC_CGS=()
 SVC_PROCS=
 svc_cg() {
-	local root d
 	SVC_PROCS=
-	for root in /sys/fs/cgroup /sys/fs/cgroup/memory /sys/fs/cgroup/memory,cpu; do
-		d=$root/nasd-bench-$$-$1
-		[ -f "$root/memory.limit_in_bytes" ] ||
-			grep -qw memory "$root/cgroup.subtree_control" 2>/dev/null || continue
-		if mkdir "$d" 2>/dev/null; then
-			if [ -f "$d/memory.max" ] || [ -f "$d/memory.limit_in_bytes" ]; then
-				SVC_CGS+=("$d")
-				SVC_PROCS=$d/cgroup.procs
-				return 0
-			fi
-			rmdir "$d" 2>/dev/null
-		fi
-	done
-	return 1
+	cg_make "-$1" || return 1
+	SVC_CGS+=("$CG_MADE")
+	SVC_PROCS=$CG_MADE/cgroup.procs
 }
 svc_cg_remove() {
 	local d
