@@ -52,29 +52,6 @@ static bool xname_of(const uint8_t *name, size_t len, char *x, size_t size)
 	return !ea_hidden(x + EA_PREFIX_LEN);
 }
 
-/* The file's xattr names (a malloc'd, NUL-separated list in *@out). */
-static ssize_t list_names(struct vfs_obj *o, char **out)
-{
-	ssize_t n;
-	char *buf;
-
-	*out = NULL;
-	n = vfs_xattr_list(o, NULL, 0);
-	if (n <= 0)
-		return n == -ENOTSUP ? 0 : n;
-	buf = malloc((size_t)n + 1);
-	if (!buf)
-		return -ENOMEM;
-	n = vfs_xattr_list(o, buf, (size_t)n);
-	if (n < 0) {
-		free(buf);
-		return n == -ERANGE ? -EAGAIN : n; /* grew meanwhile */
-	}
-	buf[n] = '\0';
-	*out = buf;
-	return n;
-}
-
 /* Next EA name of @list (from *@at), or NULL at the end. */
 static const char *next_ea(const char *list, size_t len, size_t *at)
 {
@@ -147,7 +124,7 @@ uint32_t smb2_ea_apply(struct vfs_obj *o, const struct smb2_buf *list)
 		if (!xname_of(ea.name, ea.name_len, x, sizeof(x)))
 			return STATUS_INVALID_EA_NAME;
 	}
-	nlen = list_names(o, &names);
+	nlen = vfs_xattr_names(o, NULL, &names);
 	if (nlen < 0)
 		return ea_status((int)nlen);
 	st = STATUS_SUCCESS;
@@ -294,7 +271,7 @@ uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
 	val = malloc(VFS_XATTR_VALUE_MAX);
 	if (!val)
 		return STATUS_INSUFFICIENT_RESOURCES;
-	nlen = list_names(o->obj, &names);
+	nlen = vfs_xattr_names(o->obj, NULL, &names);
 	if (nlen < 0) {
 		free(val);
 		return ea_status((int)nlen);
@@ -311,7 +288,7 @@ uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
 	return st;
 }
 
-uint32_t smb2_ea_size(struct vfs_obj *o)
+uint32_t smb2_ea_size(struct vfs_obj *o, const struct vfs_attr *a)
 {
 	char *names;
 	const char *n;
@@ -319,7 +296,7 @@ uint32_t smb2_ea_size(struct vfs_obj *o)
 	size_t at = 0;
 	uint64_t size = 0;
 
-	nlen = list_names(o, &names);
+	nlen = vfs_xattr_names(o, a, &names);
 	if (nlen <= 0)
 		return 0;
 	/* MS-FSA 2.1.5.12.10: what FILE_FULL_EA_INFORMATION takes, each

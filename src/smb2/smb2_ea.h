@@ -13,6 +13,7 @@
 #include "smb2/smb2_buf.h"
 
 struct smb2_open;
+struct vfs_attr;
 struct vfs_obj;
 
 /*
@@ -35,7 +36,8 @@ uint32_t smb2_ea_apply(struct vfs_obj *o, const struct smb2_buf *list);
 uint32_t smb2_ea_query(struct smb2_open *o, const struct smb2_buf *get,
 		       uint32_t flags, uint32_t ea_index, struct smb2_buf *out);
 
-/* smb2_ea_size() - EaSize of @o (MS-FSA 2.1.5.12.10); 0 when none. */
-uint32_t smb2_ea_size(struct vfs_obj *o);
+/* smb2_ea_size() - EaSize of @o (MS-FSA 2.1.5.12.10); 0 when none. @a:
+ * @o's attributes just read (the names are remembered under its ctime). */
+uint32_t smb2_ea_size(struct vfs_obj *o, const struct vfs_attr *a);
 
 #endif

@@ -343,7 +343,7 @@ static uint32_t query_file(struct smb2_work *w, struct smb2_open *o,
 	}
 	q.path_len = strlen(q.path);
 	if (cls == FileEaInformation || cls == FileAllInformation)
-		fi.ea_size = smb2_ea_size(o->obj);
+		fi.ea_size = smb2_ea_size(o->obj, &a);
 	if (cls == FileStreamInformation) {
 		uint32_t st = list_streams(w, o, &a, &q);
 

@@ -90,32 +90,6 @@ const char *smb2_stream_display(const char *xname, size_t *len)
 	return xname + SMB2_STREAM_PREFIX_LEN;
 }
 
-/* The xattr names of @obj, NUL-separated, in a buffer the caller frees. */
-static ssize_t list_names(struct vfs_obj *obj, char **out)
-{
-	ssize_t n;
-	char *buf;
-
-	*out = NULL;
-	for (int tries = 0; tries < 4; tries++) {
-		n = vfs_xattr_list(obj, NULL, 0);
-		if (n <= 0)
-			return n == -ENOTSUP ? 0 : n;
-		buf = malloc((size_t)n);
-		if (!buf)
-			return -ENOMEM;
-		n = vfs_xattr_list(obj, buf, (size_t)n);
-		if (n >= 0) {
-			*out = buf;
-			return n;
-		}
-		free(buf);
-		if (n != -ERANGE) /* grew in between: again */
-			return n;
-	}
-	return -EAGAIN;
-}
-
 int smb2_stream_each(struct vfs_obj *obj,
 		     bool (*fn)(void *ctx, const char *name, size_t len,
 				uint64_t size),
@@ -126,7 +100,7 @@ int smb2_stream_each(struct vfs_obj *obj,
 	ssize_t n, sz;
 	size_t dlen;
 
-	n = list_names(obj, &names);
+	n = vfs_xattr_names(obj, NULL, &names);
 	if (n <= 0)
 		return (int)n;
 	for (p = names; p < names + n; p += strlen(p) + 1) {
@@ -173,7 +147,7 @@ int smb2_stream_find(struct vfs_obj *obj, const char *name, size_t len,
 	/* Not by its exact name: one whose name is equal ignoring case. */
 	if (wildcard_fold_utf8(name, len, want, sizeof(want), &wlen))
 		return -ENOENT;
-	n = list_names(obj, &names);
+	n = vfs_xattr_names(obj, NULL, &names);
 	if (n < 0)
 		return (int)n;
 	err = -ENOENT;

@@ -224,6 +224,8 @@ int vfs_dosattr_set(struct vfs_obj *o, const struct vfs_dosattr *d)
 	pthread_mutex_lock(&o->dos_mu);
 	o->dos_valid = false;
 	o->dos_gen++;
+	o->xnames_valid = false; /* a name may be added (xattr.c) */
+	o->xgen++;
 	pthread_mutex_unlock(&o->dos_mu);
 	vfs_root_enter(&rs);
 	if (setxattr(path, DOSATTRIB_NAME, buf, n, 0) < 0)

@@ -187,6 +187,7 @@ static void obj_free(struct vfs_obj *o)
 	if (fd >= 0)
 		close(fd);
 	vfs_obj_dio_close(o);
+	free(o->xnames);
 	pthread_mutex_destroy(&o->dos_mu);
 	vfs_export_put(o->ex);
 	free(o);

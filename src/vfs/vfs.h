@@ -522,6 +522,16 @@ int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 /* vfs_xattr_list() - the names, each NUL-terminated, into @buf (@size 0:
  * the length needed); the length or -errno. */
 ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size);
+/*
+ * vfs_xattr_names() - the names as vfs_xattr_list() gives them, in a
+ * buffer the caller frees (*@out, NUL-terminated once more after the
+ * last name; NULL when there are none); the length or -errno. With @a
+ * (@o's attributes just read), the list is remembered under @a's ctime
+ * as vfs_xattr_get_slot() remembers an absence, so that a hot path
+ * (SMB's EaSize in every FileAllInformation) lists once per change.
+ */
+ssize_t vfs_xattr_names(struct vfs_obj *o, const struct vfs_attr *a,
+			char **out);
 /* vfs_xattr_remove() - remove @name. 0 or -errno. */
 int vfs_xattr_remove(struct vfs_obj *o, const char *name);
 /* vfs_xattr_probe() - 0 when @o's filesystem keeps user. attributes (or

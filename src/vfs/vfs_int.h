@@ -83,6 +83,12 @@ struct vfs_obj {
 	uint32_t xabsent;
 	uint32_t xgen;		/* bumped by each of our xattr changes */
 	struct timespec xabsent_ctime;
+	/* The xattr names (vfs_xattr_names), under dos_mu, while the ctime
+	 * they were listed under stays: NULL with xnames_len 0 is none. */
+	bool xnames_valid;
+	char *xnames;
+	size_t xnames_len;
+	struct timespec xnames_ctime;
 	enum vfs_ftype type;
 	dev_t dev;
 	ino_t ino;

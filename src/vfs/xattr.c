@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
 
@@ -71,6 +72,7 @@ static void xabsent_forget(struct vfs_obj *o)
 	pthread_mutex_lock(&o->dos_mu);
 	o->xabsent = 0;
 	o->xgen++;
+	o->xnames_valid = false;
 	pthread_mutex_unlock(&o->dos_mu);
 }
 
@@ -140,6 +142,97 @@ ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size)
 	vfs_proc_path(path, sizeof(path), o->fd);
 	n = listxattr(path, buf, size);
 	return n < 0 ? -errno : n;
+}
+
+/* Names longer than this are listed each time, not remembered. */
+#define XNAMES_KEEP_MAX 1024
+
+/* A malloc'd copy of @len bytes of @names, NUL-terminated once more. */
+static char *names_dup(const char *names, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p) {
+		memcpy(p, names, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+/* The names remembered for @o under @ctime into *@out: true, or false
+ * when nothing valid is remembered. Under dos_mu. */
+static bool xnames_recall(struct vfs_obj *o, const struct timespec *ctime,
+			  char **out, ssize_t *len)
+{
+	if (!o->xnames_valid || !vfs_ts_equal(&o->xnames_ctime, ctime))
+		return false;
+	*out = NULL;
+	*len = 0;
+	if (!o->xnames_len)
+		return true;
+	*out = names_dup(o->xnames, o->xnames_len);
+	*len = *out ? (ssize_t)o->xnames_len : -ENOMEM;
+	return true;
+}
+
+ssize_t vfs_xattr_names(struct vfs_obj *o, const struct vfs_attr *a,
+			char **out)
+{
+	uint32_t gen = 0;
+	ssize_t n;
+	char *buf;
+
+	*out = NULL;
+	if (a) {
+		pthread_mutex_lock(&o->dos_mu);
+		if (xnames_recall(o, &a->ctime, out, &n)) {
+			pthread_mutex_unlock(&o->dos_mu);
+			return n;
+		}
+		gen = o->xgen;
+		pthread_mutex_unlock(&o->dos_mu);
+	}
+	for (int tries = 0;; tries++) {
+		n = vfs_xattr_list(o, NULL, 0);
+		if (n == -ENOTSUP)
+			n = 0;
+		if (n <= 0) {
+			buf = NULL;
+			break;
+		}
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return -ENOMEM;
+		n = vfs_xattr_list(o, buf, (size_t)n);
+		if (n >= 0) {
+			buf[n] = '\0';
+			break;
+		}
+		free(buf);
+		if (n != -ERANGE) /* not "grew in between" */
+			return n;
+		if (tries == 3)
+			return -EAGAIN;
+	}
+	if (n < 0)
+		return n;
+	if (a && (size_t)n <= XNAMES_KEEP_MAX) {
+		char *keep = n ? names_dup(buf, (size_t)n) : NULL;
+
+		pthread_mutex_lock(&o->dos_mu);
+		if (o->xgen == gen && (keep || !n)) {
+			free(o->xnames);
+			o->xnames = keep;
+			o->xnames_len = (size_t)n;
+			o->xnames_ctime = a->ctime;
+			o->xnames_valid = true;
+			keep = NULL;
+		}
+		pthread_mutex_unlock(&o->dos_mu);
+		free(keep);
+	}
+	*out = buf;
+	return n;
 }
 
 int vfs_xattr_remove(struct vfs_obj *o, const char *name)

@@ -150,6 +150,24 @@ def run(exp, sport):
               fileInfoClass=15)
     check("delete_by_empty_value", "user.Size" not in os.listxattr(path),
           str(os.listxattr(path)))
+
+    # EaSize follows every change, ours and another process's (the names
+    # are remembered under the ctime)
+    def ea_size():
+        info = c.queryInfo(tid, fid, infoType=1, fileInfoClass=7)
+        return struct.unpack("<I", info[:4])[0]
+    color = 8 + 5 + 1 + 3
+    check("ea_size_after_delete", ea_size() == color,
+          "%d, want %d" % (ea_size(), color))
+    os.setxattr(path, "user.Local", b"xyz")
+    local = 8 + 5 + 1 + 3
+    got = ea_size()
+    check("ea_size_outside_set", got == color + 3 + local,
+          "%d, want %d" % (got, color + 3 + local))
+    os.removexattr(path, "user.Local")
+    got = ea_size()
+    check("ea_size_outside_remove", got == color,
+          "%d, want %d" % (got, color))
     # refusals, nothing applied
     for name, blob, want in [
             ("bad_name", ea_list([(b"ok", b"1"), (b"a*b", b"2")]),
