@@ -70,6 +70,9 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 	},
 	[SMB2_CREATE] = {
 		.name = "CREATE",
+		/* an open of what exists, as it is (smb2_create_on_loop) */
+		.inline_ok = true,
+		.inline_body = smb2_create_inline_body,
 		.structure_size = 57,
 		.needs_session = true,
 		.needs_tree = true,
@@ -79,6 +82,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 	},
 	[SMB2_CLOSE] = {
 		.name = "CLOSE",
+		.inline_ok = true, /* but one that deletes (smb2_cmd_close) */
 		.structure_size = 24,
 		.needs_session = true,
 		.needs_tree = true,
@@ -1027,5 +1031,9 @@ bool smb2_may_inline(void *conn_priv, const uint8_t *msg, size_t len)
 	if (len < SMB2_HDR_LEN || get_le32(msg) != SMB2_PROTOCOL_ID)
 		return true; /* SMB1 upgrade, or closed at once */
 	cmd = get_le16(msg + SMB2_HDR_COMMAND);
-	return cmd < SMB2_NCOMMANDS && smb2_cmds[cmd].inline_ok;
+	if (cmd >= SMB2_NCOMMANDS || !smb2_cmds[cmd].inline_ok)
+		return false;
+	return !smb2_cmds[cmd].inline_body ||
+	       smb2_cmds[cmd].inline_body(msg + SMB2_HDR_LEN,
+					  len - SMB2_HDR_LEN);
 }

@@ -47,6 +47,17 @@ static bool get_fid(struct smb2_buf *b, uint64_t *p, uint64_t *v)
 	return sb_get_u64(b, p) && sb_get_u64(b, v);
 }
 
+/* Delete-on-close asked by @o, or set on its file by any open. */
+static bool close_may_delete(struct smb2_open *o)
+{
+	bool del;
+
+	pthread_mutex_lock(&o->mu);
+	del = o->delete_on_close;
+	pthread_mutex_unlock(&o->mu);
+	return del || (o->sf && state_delete_pending(o->sf));
+}
+
 uint32_t smb2_cmd_close(struct smb2_work *w, struct smb2_buf *body)
 {
 	struct smb2_buf *b = &w->rsp;
@@ -65,6 +76,13 @@ uint32_t smb2_cmd_close(struct smb2_work *w, struct smb2_buf *body)
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
+	/* A close that may delete the file (or stream) unlinks it: on a
+	 * worker, not the event loop. */
+	if (w->req->nowait && close_may_delete(o)) {
+		smb2_open_put(o);
+		w->req->defer = true;
+		return STATUS_SUCCESS;
+	}
 	/* The attributes are those before the close (a delete-on-close
 	 * takes the file with it). */
 	post = (flags & SMB2_CLOSE_FLAG_POSTQUERY_ATTRIB) &&

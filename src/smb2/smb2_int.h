@@ -369,6 +369,10 @@ struct smb2_cmd {
 	/* Runs on the event loop (cheap, never blocks; a handler that
 	 * finds it would sets req.defer). Else it goes to a worker. */
 	bool inline_ok;
+	/* With inline_ok, the transport's first guess from the body (@len
+	 * bytes after the header) whether this one may run there (NULL:
+	 * yes); the handler has the last word. */
+	bool (*inline_body)(const uint8_t *body, size_t len);
 	bool uses_fid;               /* names a FileId (or makes one) */
 	/* Bytes of response body the handler may write (more: it asks). */
 	uint32_t rsp_max;
@@ -504,6 +508,8 @@ void smb2_cancel(struct smb2_work *w);
 uint32_t smb2_open_lookup(struct smb2_work *w, uint64_t persistent,
 			  uint64_t volatile_id, struct smb2_open **out);
 uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body);
+/* smb2_cmds[SMB2_CREATE].inline_body: FILE_OPEN, not delete-on-close */
+bool smb2_create_inline_body(const uint8_t *body, size_t len);
 uint32_t smb2_cmd_close(struct smb2_work *w, struct smb2_buf *body);
 uint32_t smb2_cmd_flush(struct smb2_work *w, struct smb2_buf *body);
 /* smb2_query.c, smb2_setinfo.c */
