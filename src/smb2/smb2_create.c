@@ -74,6 +74,8 @@ struct create_req {
 	struct smb2_create_ctx ctx;
 	uint32_t refused;           /* create_resolve()'s own NTSTATUS, with
 				       -ECANCELED */
+	bool nowait;                /* on the event loop: -EAGAIN where
+				       resolving would list a directory */
 };
 
 /* The fixed fields of a CREATE that opens something (§3.3.5.9). */
@@ -245,7 +247,7 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 
 	*dir = NULL;
 	*obj = NULL;
-	err = smb2_path_walk(t, c->path, dir, &leaf, &len);
+	err = smb2_path_walk(t, c->path, c->nowait, dir, &leaf, &len);
 	if (err)
 		return err;
 	if (!leaf) {
@@ -262,7 +264,8 @@ static int create_resolve(struct smb2_tree *t, struct create_req *c,
 	}
 	tries = 0;
 again:
-	err = smb2_path_lookup(t, *dir, leaf, len, obj, real, &reallen);
+	err = smb2_path_lookup(t, *dir, leaf, len, c->nowait, obj, real,
+			       &reallen);
 	if (err == 0) {
 		/* The open's name as spelt on disk (a case-insensitive
 		 * share found it by another spelling). */
@@ -518,6 +521,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		w->req->defer = true; /* nothing done yet: a worker runs it */
 		return STATUS_SUCCESS;
 	}
+	c.nowait = w->req->nowait;
 	if (t->ipc)
 		return STATUS_OBJECT_NAME_NOT_FOUND; /* no named pipes */
 	st = smb2_durable_sort(w, &c.ctx, &o);
@@ -542,6 +546,11 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 					    &base_made);
 	else
 		err = create_resolve(t, &c, &dir, &obj, &action);
+	if (err == -EAGAIN && c.nowait) {
+		w->req->defer = true; /* a directory to list: on a worker */
+		st = STATUS_SUCCESS;
+		goto out_put;
+	}
 	if (err)
 		goto out_err;
 	created = c.stream ? base_made : action == FILE_CREATED;

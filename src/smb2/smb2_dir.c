@@ -123,7 +123,8 @@ static int dir_literal(struct dir_fill *f, const uint8_t *pat, size_t plen,
 	    memchr(name, '/', n) || memchr(name, '\\', n))
 		return 0;
 	/* Listed under its name on disk, whatever case was asked for. */
-	err = smb2_path_lookup(f->tree, f->o->obj, name, n, &e, real, &reallen);
+	err = smb2_path_lookup(f->tree, f->o->obj, name, n, false, &e, real,
+			       &reallen);
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	vfs_obj_put(e);

@@ -70,7 +70,7 @@ const struct smb2_cmd smb2_cmds[SMB2_NCOMMANDS] = {
 	},
 	[SMB2_CREATE] = {
 		.name = "CREATE",
-		/* an open of what exists, as it is (smb2_create_on_loop) */
+		/* an open of what exists, as it is (create_on_loop) */
 		.inline_ok = true,
 		.inline_body = smb2_create_inline_body,
 		.structure_size = 57,

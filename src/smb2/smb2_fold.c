@@ -323,8 +323,8 @@ static int lookup_scanned(struct vfs_obj *dir, const char *folded,
 }
 
 int smb2_fold_lookup(struct vfs_obj *dir, const char *name, size_t len,
-		     bool sensitive, struct vfs_obj **out, char *real,
-		     size_t *reallen)
+		     bool sensitive, bool nowait, struct vfs_obj **out,
+		     char *real, size_t *reallen)
 {
 	char folded[FOLD_NAME_BYTES], found[FOLD_NAME_BYTES];
 	size_t flen, foundlen = 0;
@@ -367,6 +367,8 @@ int smb2_fold_lookup(struct vfs_obj *dir, const char *name, size_t len,
 		if (err != -ENOENT)
 			goto out_found;
 	}
+	if (nowait)
+		return -EAGAIN; /* a listing: the worker's */
 	err = lookup_listed(dir, &a, folded, flen, found, &foundlen);
 	if (err == -EFBIG)
 		err = lookup_scanned(dir, folded, flen, found, &foundlen);

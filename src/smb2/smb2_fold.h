@@ -19,9 +19,11 @@ struct vfs_obj;
  * whose name equals it ignoring case. When @real is not NULL, the name as
  * it is on disk goes there (at least VFS_NAME_MAX * 3 bytes, not
  * NUL-terminated) with its length in *@reallen. 0 or -errno (-ENOENT).
+ * @nowait (on the event loop): -EAGAIN where the answer needs a listing
+ * of @dir (a miss the cache cannot answer), which may take long.
  */
 int smb2_fold_lookup(struct vfs_obj *dir, const char *name, size_t len,
-		     bool sensitive, struct vfs_obj **out, char *real,
-		     size_t *reallen);
+		     bool sensitive, bool nowait, struct vfs_obj **out,
+		     char *real, size_t *reallen);
 
 #endif

@@ -92,16 +92,17 @@ uint32_t smb2_path_from_utf8(struct req *r, const char *in, size_t len,
 }
 
 int smb2_path_lookup(const struct smb2_tree *t, struct vfs_obj *dir,
-		     const char *name, size_t len, struct vfs_obj **out,
-		     char *real, size_t *reallen)
+		     const char *name, size_t len, bool nowait,
+		     struct vfs_obj **out, char *real, size_t *reallen)
 {
 	bool sensitive = !t->export || t->export->wide.smb_case_sensitive;
 
-	return smb2_fold_lookup(dir, name, len, sensitive, out, real, reallen);
+	return smb2_fold_lookup(dir, name, len, sensitive, nowait, out, real,
+				reallen);
 }
 
-int smb2_path_walk(struct smb2_tree *t, char *path, struct vfs_obj **dir,
-		   const char **leaf, size_t *leaflen)
+int smb2_path_walk(struct smb2_tree *t, char *path, bool nowait,
+		   struct vfs_obj **dir, const char **leaf, size_t *leaflen)
 {
 	char real[VFS_NAME_MAX * 3];
 	struct vfs_obj *d, *next;
@@ -119,8 +120,8 @@ int smb2_path_walk(struct smb2_tree *t, char *path, struct vfs_obj **dir,
 		return 0;
 	}
 	while ((slash = strchr(p, '/')) != NULL) {
-		err = smb2_path_lookup(t, d, p, (size_t)(slash - p), &next,
-				       real, &reallen);
+		err = smb2_path_lookup(t, d, p, (size_t)(slash - p), nowait,
+				       &next, real, &reallen);
 		vfs_obj_put(d);
 		if (err)
 			return err == -ENOENT ? -ENOTDIR : err;
@@ -155,7 +156,7 @@ int smb2_path_remove(struct smb2_tree *t, char *path,
 	err = export_cred_apply(&t->acc.cred);
 	if (err)
 		return err;
-	err = smb2_path_walk(t, path, &dir, &leaf, &len);
+	err = smb2_path_walk(t, path, false, &dir, &leaf, &len);
 	if (err)
 		return err;
 	if (!leaf) {
@@ -165,7 +166,8 @@ int smb2_path_remove(struct smb2_tree *t, char *path,
 	/* The name must still be this file's (the object cache gives one
 	 * object per file): a file renamed away, or replaced under the
 	 * name, is not the one to delete. */
-	err = smb2_path_lookup(t, dir, leaf, len, &found, real, &reallen);
+	err = smb2_path_lookup(t, dir, leaf, len, false, &found, real,
+			       &reallen);
 	if (err)
 		goto out_put;
 	if (found != obj) {

@@ -40,23 +40,26 @@ uint32_t smb2_path_from_utf8(struct req *r, const char *in, size_t len,
  * smb2_path_walk() - from tree @t's root to the directory holding the
  * last component of @path: *@dir (a reference) and *@leaf / *@leaflen
  * (inside @path). For the root itself *@leaf is NULL and *@dir the root.
+ * @nowait: on the event loop (-EAGAIN where a name needs a directory
+ * listed, smb2_fold_lookup).
  * Returns 0 or -errno (-ENOTDIR for a middle component that is missing
  * or no directory: STATUS_OBJECT_PATH_NOT_FOUND). The directories' names
  * in @path are rewritten as they are spelt on disk (a case-insensitive
  * share finds them by another spelling), where that keeps the length.
  */
-int smb2_path_walk(struct smb2_tree *t, char *path, struct vfs_obj **dir,
-		   const char **leaf, size_t *leaflen);
+int smb2_path_walk(struct smb2_tree *t, char *path, bool nowait,
+		   struct vfs_obj **dir, const char **leaf, size_t *leaflen);
 
 /*
  * smb2_path_lookup() - entry @name (@len bytes) of @dir in *@out, matched
  * as tree @t's share matches names (ignoring case unless smb_case=
  * sensitive); its on-disk name in @real / *@reallen when @real is not
- * NULL (VFS_NAME_MAX * 3 bytes). 0 or -errno.
+ * NULL (VFS_NAME_MAX * 3 bytes). 0 or -errno; @nowait as for
+ * smb2_path_walk().
  */
 int smb2_path_lookup(const struct smb2_tree *t, struct vfs_obj *dir,
-		     const char *name, size_t len, struct vfs_obj **out,
-		     char *real, size_t *reallen);
+		     const char *name, size_t len, bool nowait,
+		     struct vfs_obj **out, char *real, size_t *reallen);
 
 /*
  * smb2_path_remove() - remove the name @path of @t if it still names

@@ -196,7 +196,7 @@ static uint32_t target_of(struct smb2_work *w, struct smb2_buf *in,
 		return st;
 	if (!**path)
 		return STATUS_OBJECT_NAME_INVALID;
-	err = smb2_path_walk(w->tree, *path, dir, leaf, leaflen);
+	err = smb2_path_walk(w->tree, *path, false, dir, leaf, leaflen);
 	if (err)
 		return err == -ENOTDIR ? STATUS_OBJECT_PATH_NOT_FOUND
 				       : smb2_status(SMB2_SET_INFO, err);
@@ -229,7 +229,7 @@ static uint32_t target_check(const struct smb2_tree *tree, struct vfs_obj *dir,
 	int err;
 
 	*reallen = 0;
-	err = smb2_path_lookup(tree, dir, leaf, len, &t, real, reallen);
+	err = smb2_path_lookup(tree, dir, leaf, len, false, &t, real, reallen);
 	if (err == -ENOENT)
 		return STATUS_SUCCESS;
 	if (err)
@@ -358,7 +358,8 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 	if (st != STATUS_SUCCESS)
 		return st;
 	spath = smb2_open_path(o, w->req);
-	err = spath ? smb2_path_walk(w->tree, spath, &sdir, &sleaf, &slen)
+	err = spath ? smb2_path_walk(w->tree, spath, false, &sdir, &sleaf,
+				     &slen)
 		    : -ENOMEM;
 	if (err || !sleaf) {
 		st = err ? smb2_status(SMB2_SET_INFO, err)
@@ -375,7 +376,7 @@ static uint32_t set_rename(struct smb2_work *w, struct smb2_open *o,
 	}
 	/* The source by its name on disk (the open's path is as the client
 	 * spelt it), and still this open's file. */
-	err = smb2_path_lookup(w->tree, sdir, sleaf, slen, &cur, sreal,
+	err = smb2_path_lookup(w->tree, sdir, sleaf, slen, false, &cur, sreal,
 			       &sreallen);
 	if (!err && cur != o->obj)
 		err = -ENOENT;

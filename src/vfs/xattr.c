@@ -144,7 +144,7 @@ ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size)
 	return n < 0 ? -errno : n;
 }
 
-/* Names longer than this are listed each time, not remembered. */
+/* A list of names longer than this is listed each time, not kept. */
 #define XNAMES_KEEP_MAX 1024
 
 /* A malloc'd copy of @len bytes of @names, NUL-terminated once more. */
