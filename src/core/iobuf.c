@@ -145,10 +145,10 @@ static struct iobuf *pop(struct iobuf_shard *s, int cls)
  * in one or two physically contiguous pages instead of 256 small ones,
  * which the kernel pins faster and the disk gets as one or two segments
  * instead of 256 (1 MiB direct reads, 16 threads, on the test VM:
- * 0.8-1.0 GB/s from 4 KiB pages,
- * 1.9-2.6 GB/s from huge pages; docs/PERFORMANCE.md). Without huge pages
- * (THP "never", or none free) the slab is ordinary memory. A slab goes back
- * to the system when its last buffer does (iobuf_trim).
+ * 0.8-1.0 GB/s from 4 KiB pages, 1.9-2.6 GB/s from huge pages;
+ * docs/PERFORMANCE.md). Without huge pages (THP "never", or none free)
+ * the slab is ordinary memory. A slab goes back to the system when its
+ * last buffer does (iobuf_trim).
  */
 #define HUGE_PAGE (2u << 20)
 #define SLAB_SIZE (2 * HUGE_PAGE)

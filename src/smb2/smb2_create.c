@@ -476,27 +476,28 @@ static uint32_t create_again(struct smb2_work *w, struct create_req *c,
 	return st;
 }
 
-/*
- * What a CREATE may do on the event loop (DESIGN.md §3): open what exists,
- * as it is, as NFS's LOOKUP and GETATTR run there. Making, replacing or
- * deleting a file, a named stream, EAs, a security descriptor or an
- * allocation to apply, a durable reconnect: the worker's (they write to
- * the disk, or are rare).
- */
-static bool create_on_loop(const struct create_req *c)
-{
-	return c->disposition == FILE_OPEN &&
-	       !(c->options & FILE_DELETE_ON_CLOSE_OPT) && !c->stream &&
-	       !c->ctx.have_eas && !c->ctx.have_sd && !c->ctx.have_alloc &&
-	       !(c->ctx.durable & (SMB2_DURABLE_DHNC | SMB2_DURABLE_DH2C));
-}
-
-/* The same from the fixed fields (§2.2.13: CreateDisposition at 36,
- * CreateOptions at 40), for the transport's guess. */
+/* FILE_OPEN without delete-on-close, from the fixed fields (§2.2.13:
+ * CreateDisposition at 36, CreateOptions at 40): the transport's guess,
+ * and the first half of create_on_loop(). */
 bool smb2_create_inline_body(const uint8_t *body, size_t len)
 {
 	return len >= 44 && get_le32(body + 36) == FILE_OPEN &&
 	       !(get_le32(body + 40) & FILE_DELETE_ON_CLOSE_OPT);
+}
+
+/*
+ * What a CREATE (@body, decoded into @c) may do on the event loop
+ * (DESIGN.md §3): open what exists, as it is, as NFS's LOOKUP and GETATTR
+ * run there. Making, replacing or deleting a file, a named stream, EAs, a
+ * security descriptor or an allocation to apply, a durable reconnect: the
+ * worker's (they write to the disk, or are rare).
+ */
+static bool create_on_loop(const struct smb2_buf *body,
+			   const struct create_req *c)
+{
+	return smb2_create_inline_body(body->base, body->len) && !c->stream &&
+	       !c->ctx.have_eas && !c->ctx.have_sd && !c->ctx.have_alloc &&
+	       !(c->ctx.durable & (SMB2_DURABLE_DHNC | SMB2_DURABLE_DH2C));
 }
 
 uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
@@ -517,7 +518,7 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	st = create_decode(w, body, &c);
 	if (st != STATUS_SUCCESS)
 		return st;
-	if (w->req->nowait && !create_on_loop(&c)) {
+	if (w->req->nowait && !create_on_loop(body, &c)) {
 		w->req->defer = true; /* nothing done yet: a worker runs it */
 		return STATUS_SUCCESS;
 	}

@@ -175,6 +175,32 @@ static bool xnames_recall(struct vfs_obj *o, const struct timespec *ctime,
 	return true;
 }
 
+/* All of @o's names, as vfs_xattr_names() gives them, from the kernel. */
+static ssize_t names_list(struct vfs_obj *o, char **out)
+{
+	ssize_t n;
+
+	*out = NULL;
+	for (int tries = 0; tries < 4; tries++) {
+		n = vfs_xattr_list(o, NULL, 0);
+		if (n <= 0)
+			return n == -ENOTSUP ? 0 : n;
+		*out = malloc((size_t)n + 1);
+		if (!*out)
+			return -ENOMEM;
+		n = vfs_xattr_list(o, *out, (size_t)n);
+		if (n >= 0) {
+			(*out)[n] = '\0';
+			return n;
+		}
+		free(*out);
+		*out = NULL;
+		if (n != -ERANGE) /* not "grew in between" */
+			return n;
+	}
+	return -EAGAIN;
+}
+
 ssize_t vfs_xattr_names(struct vfs_obj *o, const struct vfs_attr *a,
 			char **out)
 {
@@ -192,28 +218,7 @@ ssize_t vfs_xattr_names(struct vfs_obj *o, const struct vfs_attr *a,
 		gen = o->xgen;
 		pthread_mutex_unlock(&o->dos_mu);
 	}
-	for (int tries = 0;; tries++) {
-		n = vfs_xattr_list(o, NULL, 0);
-		if (n == -ENOTSUP)
-			n = 0;
-		if (n <= 0) {
-			buf = NULL;
-			break;
-		}
-		buf = malloc((size_t)n + 1);
-		if (!buf)
-			return -ENOMEM;
-		n = vfs_xattr_list(o, buf, (size_t)n);
-		if (n >= 0) {
-			buf[n] = '\0';
-			break;
-		}
-		free(buf);
-		if (n != -ERANGE) /* not "grew in between" */
-			return n;
-		if (tries == 3)
-			return -EAGAIN;
-	}
+	n = names_list(o, &buf);
 	if (n < 0)
 		return n;
 	if (a && (size_t)n <= XNAMES_KEEP_MAX) {

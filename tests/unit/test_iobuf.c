@@ -232,7 +232,7 @@ static void test_cache_trimmed_for_new(void **state)
 }
 
 /* The timer's trim keeps what the last period needed and no more. */
-static void test_idle_trim(void **state)
+static void test_periodic_trim(void **state)
 {
 	struct iobuf *b[8], *small[2];
 	struct iobuf_stats st;
@@ -397,7 +397,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ceiling, reset),
 		cmocka_unit_test_setup(test_budget, reset),
 		cmocka_unit_test_setup(test_cache_trimmed_for_new, reset),
-		cmocka_unit_test_setup(test_idle_trim, reset),
+		cmocka_unit_test_setup(test_periodic_trim, reset),
 		cmocka_unit_test_setup(test_large_from_slabs, reset),
 		cmocka_unit_test_setup(test_threads, reset),
 	};
