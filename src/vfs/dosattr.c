@@ -24,7 +24,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/xattr.h>
 
 #include "core/le.h"
 #include "vfs/vfs.h"
@@ -156,20 +155,18 @@ static int dosattr_read(struct vfs_obj *o, struct vfs_dosattr *d)
 {
 	struct vfs_root_save rs;
 	uint8_t buf[64];
-	char path[64];
 	ssize_t n;
 
 	memset(d, 0, sizeof(*d));
-	vfs_proc_path(path, sizeof(path), o->fd);
 	vfs_root_enter(&rs);
-	n = getxattr(path, DOSATTRIB_NAME, buf, sizeof(buf));
+	n = vfs_ops(o->ex)->xattr_get(o, DOSATTRIB_NAME, buf, sizeof(buf));
 	vfs_root_leave(&rs);
 	if (n < 0) {
 		/* none kept, none possible here, or no value of ours */
-		if (errno == ENODATA || errno == ENOTSUP || errno == EPERM ||
-		    errno == ERANGE)
+		if (n == -ENODATA || n == -ENOTSUP || n == -EPERM ||
+		    n == -ERANGE)
 			return 0;
-		return -errno;
+		return (int)n;
 	}
 	/* What cannot be parsed is as if nothing were kept. */
 	if (vfs_dosattr_decode(buf, (size_t)n, d))
@@ -213,14 +210,12 @@ int vfs_dosattr_set(struct vfs_obj *o, const struct vfs_dosattr *d)
 {
 	uint8_t buf[VFS_DOSATTR_MAX];
 	struct vfs_root_save rs;
-	char path[64];
 	size_t n;
-	int ret = 0;
+	int ret;
 
 	if (o->type != VFS_REG && o->type != VFS_DIR)
 		return -EOPNOTSUPP;
 	n = vfs_dosattr_encode(d, buf);
-	vfs_proc_path(path, sizeof(path), o->fd);
 	pthread_mutex_lock(&o->dos_mu);
 	o->dos_valid = false;
 	o->dos_gen++;
@@ -228,8 +223,8 @@ int vfs_dosattr_set(struct vfs_obj *o, const struct vfs_dosattr *d)
 	o->xgen++;
 	pthread_mutex_unlock(&o->dos_mu);
 	vfs_root_enter(&rs);
-	if (setxattr(path, DOSATTRIB_NAME, buf, n, 0) < 0)
-		ret = -errno;
+	ret = vfs_ops(o->ex)->xattr_set(o, DOSATTRIB_NAME, buf, n,
+					VFS_XATTR_ANY);
 	vfs_root_leave(&rs);
 	return ret;
 }

@@ -21,15 +21,18 @@
  * commit create mkdir symlink mknod remove rmdir rename link readdir
  * statfs fh allocate deallocate seek copy clone advise), "cred" (applying
  * a client's identity, below), a syscall of the data path (pread, pwrite:
- * inside the read/write retry loops of io.c, dio.c and the copy fallback
- * of space.c) or "all" (every vfs operation of the first list; not cred,
- * whose failure is no errno of the operation but a SERVERFAULT).
+ * inside the local backend's read/write retry loops, local/io.c and
+ * local/dio.c, and its copy fallback, local/space.c) or "all" (every vfs
+ * operation of the first list; not cred, whose failure is no errno of
+ * the operation but a SERVERFAULT).
  * FAULT is an errno name (EIO, ENOSPC, EDQUOT, EINTR, ...), a positive
  * errno number, or "short" (pread/pwrite only: the syscall is asked for
  * half the bytes, rounded down to the O_DIRECT alignment).
  *
  * Where faults land: an errno rule on an operation makes the vfs entry
- * point return -errno before it does anything, so nothing is half done.
+ * point return -errno before it does anything, so nothing is half done:
+ * the fault-injecting backend (fault_backend.c, backend.h) sits between
+ * the entry points and the export's own backend while any rule is set.
  * EINTR and "short" on read or write go to the syscall level instead
  * (read:EINTR means pread:EINTR): the vfs retries EINTR and completes
  * short transfers itself, so those faults must be invisible to clients.

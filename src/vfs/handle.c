@@ -4,14 +4,16 @@
  *
  * Layout (all integers big-endian):
  *   0      version (VFS_FH_VERSION)
- *   1      kernel handle length N (<= VFS_KH_MAX)
+ *   1      N: the backend handle's length less 4
  *   2..5   export id
- *   6..9   kernel handle_type (int32)
- *   10..   N bytes of kernel handle
+ *   6..    N + 4 bytes of backend handle (struct vfs_bh)
  *   then   8-byte SipHash-2-4 MAC, keyed with the server secret, over
  *          all the bytes before it
- * An ext4 handle (8 bytes) gives 26 bytes, btrfs (20) 38, so NFSv3's
- * 64-byte limit holds for the common filesystems.
+ * The length byte does not count the first four backend bytes: the
+ * layout was the local backend's (kernel handle type, then N bytes of
+ * kernel handle) before there was a table, and handles minted then stay
+ * valid. The local backend's ext4 handle gives 26 bytes, btrfs 38, so
+ * NFSv3's 64-byte limit holds for the common filesystems.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -227,7 +229,7 @@ static bool mac_equal(const uint8_t *a, const uint8_t *b)
  * fh_parse() - check a wire handle's format and MAC and extract its
  * fields. Returns 0 or -EBADHANDLE.
  */
-static int fh_parse(const void *fh, size_t len, uint32_t *id, struct vfs_kh *kh)
+static int fh_parse(const void *fh, size_t len, uint32_t *id, struct vfs_bh *bh)
 {
 	const uint8_t *p = fh;
 	uint8_t mac[VFS_FH_MAC];
@@ -239,16 +241,15 @@ static int fh_parse(const void *fh, size_t len, uint32_t *id, struct vfs_kh *kh)
 	if (p[0] != VFS_FH_VERSION)
 		return -EBADHANDLE;
 	n = p[1];
-	if (n == 0 || n > VFS_KH_MAX || n != len - VFS_FH_OVERHEAD)
+	if (n == 0 || n + 4 > VFS_BH_MAX || n != len - VFS_FH_OVERHEAD)
 		return -EBADHANDLE;
 	fh_mac(p, len - VFS_FH_MAC, mac);
 	if (!mac_equal(mac, p + len - VFS_FH_MAC))
 		return -EBADHANDLE;
 	*id = get_be32(p + 2);
-	if (kh != NULL) {
-		kh->type = (int)get_be32(p + 6);
-		kh->len = (uint32_t)n;
-		memcpy(kh->bytes, p + VFS_FH_HDR, n);
+	if (bh != NULL) {
+		bh->len = (uint32_t)n + 4;
+		memcpy(bh->bytes, p + 6, bh->len);
 	}
 	return 0;
 }
@@ -261,141 +262,32 @@ int vfs_fh_export_id(const void *fh, size_t len, uint32_t *export_id)
 int vfs_obj_fh(const struct vfs_obj *o, void *buf, size_t max)
 {
 	uint8_t *p = buf;
-	size_t len = VFS_FH_OVERHEAD + o->kh.len;
+	size_t len = 6 + o->bh.len + VFS_FH_MAC;
 
 	pthread_once(&secret_once, secret_boot);
 	if (len > max || len > VFS_FH_MAX)
 		return -EOVERFLOW;
 	p[0] = VFS_FH_VERSION;
-	p[1] = (uint8_t)o->kh.len;
+	p[1] = (uint8_t)(o->bh.len - 4);
 	put_be32(p + 2, o->ex->id);
-	put_be32(p + 6, (uint32_t)o->kh.type);
-	memcpy(p + VFS_FH_HDR, o->kh.bytes, o->kh.len);
+	memcpy(p + 6, o->bh.bytes, o->bh.len);
 	fh_mac(p, len - VFS_FH_MAC, p + len - VFS_FH_MAC);
 	return (int)len;
-}
-
-/*
- * vfs_kh_of_fd() - the kernel handle of the file @fd refers to (any fd,
- * O_PATH included; symlinks are not followed). Returns 0 or -errno
- * (-EOPNOTSUPP when the filesystem has no handles).
- */
-int vfs_kh_of_fd(int fd, struct vfs_kh *kh)
-{
-	int mnt;
-
-	return vfs_kh_of_fd_mnt(fd, kh, &mnt);
-}
-
-/*
- * vfs_kh_of_fd_mnt() - vfs_kh_of_fd() that also gives the id of the mount
- * @fd is on (a bind mount of the same filesystem has the same st_dev but
- * another mount id).
- */
-int vfs_kh_of_fd_mnt(int fd, struct vfs_kh *kh, int *mnt_id)
-{
-	return vfs_kh_of_name_mnt(fd, "", kh, mnt_id);
-}
-
-/*
- * vfs_kh_of_name_mnt() - the kernel handle and mount id of @name in the
- * directory @dirfd (a symlink itself, never its target; "" with
- * AT_EMPTY_PATH is @dirfd itself), resolved with the caller's fs
- * credentials like openat(). Returns 0 or -errno.
- */
-int vfs_kh_of_name_mnt(int dirfd, const char *name, struct vfs_kh *kh,
-		       int *mnt_id)
-{
-	union {
-		struct file_handle fh;
-		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
-	} u;
-
-	u.fh.handle_bytes = VFS_KH_MAX;
-	if (name_to_handle_at(dirfd, name, &u.fh, mnt_id,
-			      name[0] == '\0' ? AT_EMPTY_PATH : 0) < 0)
-		return -errno;
-	if (u.fh.handle_bytes == 0 || u.fh.handle_bytes > VFS_KH_MAX)
-		return -EOVERFLOW;
-	kh->type = u.fh.handle_type;
-	kh->len = u.fh.handle_bytes;
-	memcpy(kh->bytes, u.fh.f_handle, kh->len);
-	return 0;
-}
-
-/* open_by_handle_at() as root: it needs CAP_DAC_READ_SEARCH. */
-static int kh_open(struct vfs_export *ex, const struct vfs_kh *kh, int flags)
-{
-	union {
-		struct file_handle fh;
-		uint8_t space[sizeof(struct file_handle) + VFS_KH_MAX];
-	} u;
-	struct vfs_root_save save;
-	int fd, err;
-
-	u.fh.handle_bytes = kh->len;
-	u.fh.handle_type = kh->type;
-	memcpy(u.fh.f_handle, kh->bytes, kh->len);
-	vfs_root_enter(&save);
-	fd = open_by_handle_at(ex->root_fd, &u.fh, flags | O_CLOEXEC);
-	err = errno;
-	vfs_root_leave(&save);
-	if (fd < 0)
-		return -err;
-	return fd;
-}
-
-/*
- * vfs_kh_open() - open the file of @kh in @ex with @flags, as root.
- * Returns the fd or -errno (-ESTALE when the file is gone).
- */
-int vfs_kh_open(struct vfs_export *ex, const struct vfs_kh *kh, int flags)
-{
-	int fd = kh_open(ex, kh, flags);
-
-	/*
-	 * The MAC proved we minted this handle; a kernel that now refuses
-	 * its type or bytes means the file (or filesystem) is gone.
-	 */
-	if (fd == -EINVAL || fd == -ENOENT || fd == -EOPNOTSUPP)
-		return -ESTALE;
-	return fd;
 }
 
 int vfs_obj_from_fh(struct vfs_export *ex, const void *fh, size_t len,
 		    struct vfs_obj **out)
 {
-	struct vfs_kh kh;
-	struct stat st;
+	struct vfs_bh bh;
 	uint32_t id;
-	int ret, fd;
+	int ret;
 
-	VFS_FAULT(VFS_OP_FH);
-	ret = fh_parse(fh, len, &id, &kh);
+	ret = fh_parse(fh, len, &id, &bh);
 	if (ret < 0)
 		return ret;
 	if (id != ex->id)
 		return -EBADHANDLE;
-	if (vfs_obj_find(ex, &kh, out) == 0)
-		return 0;
-
-	fd = vfs_kh_open(ex, &kh, O_PATH | O_NOFOLLOW);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	/* Not on the export's filesystem, or already deleted: stale. */
-	if (st.st_dev != ex->dev || st.st_nlink == 0) {
-		ret = -ESTALE;
-		goto out_close;
-	}
-	return vfs_obj_adopt(ex, fd, &st, &kh, out);
-
-out_close:
-	close(fd);
-	return ret;
+	return vfs_ops(ex)->obj_resolve(ex, &bh, out);
 }
 
 /*

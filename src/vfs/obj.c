@@ -2,12 +2,13 @@
 /*
  * The object cache and export roots.
  *
- * Objects are keyed by (export, kernel handle). The table is split into
- * shards, each with its own lock, hash buckets and LRU list, so that the
- * READ/WRITE/GETATTR path never takes a global lock. An object with
- * references is never evicted; one without sits on its shard's LRU list
- * and is evicted when the shard is over capacity. Each object holds an
- * O_PATH fd and, for regular files, lazily opened data fds.
+ * Objects are keyed by (export, backend handle bytes). The table is
+ * split into shards, each with its own lock, hash buckets and LRU list,
+ * so that the READ/WRITE/GETATTR path never takes a global lock. An
+ * object with references is never evicted; one without sits on its
+ * shard's LRU list and is evicted when the shard is over capacity. What
+ * an object holds besides (descriptors, a backend's inode reference) is
+ * its backend's, released through the table's obj_free.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -101,14 +103,13 @@ uint32_t vfs_cache_capacity(void)
 	return cache_cap_total;
 }
 
-static uint32_t kh_hash(const struct vfs_export *ex, const struct vfs_kh *kh)
+static uint32_t bh_hash(const struct vfs_export *ex, const struct vfs_bh *bh)
 {
-	uint8_t buf[8 + VFS_KH_MAX];
+	uint8_t buf[4 + VFS_BH_MAX];
 
 	memcpy(buf, &ex->id, 4);
-	memcpy(buf + 4, &kh->type, 4);
-	memcpy(buf + 8, kh->bytes, kh->len);
-	return (uint32_t)vfs_secret_hash(buf, 8 + kh->len);
+	memcpy(buf + 4, bh->bytes, bh->len);
+	return (uint32_t)vfs_secret_hash(buf, 4 + bh->len);
 }
 
 static struct cache_shard *shard_of(uint32_t hash)
@@ -121,10 +122,9 @@ static struct vfs_obj **bucket_of(struct cache_shard *s, uint32_t hash)
 	return &s->buckets[(hash / CACHE_SHARDS) % CACHE_BUCKETS];
 }
 
-static bool kh_equal(const struct vfs_kh *a, const struct vfs_kh *b)
+static bool bh_equal(const struct vfs_bh *a, const struct vfs_bh *b)
 {
-	return a->type == b->type && a->len == b->len &&
-	       memcmp(a->bytes, b->bytes, a->len) == 0;
+	return a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 static void lru_del(struct cache_shard *s, struct vfs_obj *o)
@@ -166,27 +166,19 @@ static void hash_del(struct cache_shard *s, struct vfs_obj *o)
 
 static struct vfs_obj *hash_find(struct cache_shard *s, uint32_t hash,
 				 const struct vfs_export *ex,
-				 const struct vfs_kh *kh)
+				 const struct vfs_bh *bh)
 {
 	for (struct vfs_obj *o = *bucket_of(s, hash); o != NULL; o = o->hnext)
-		if (o->hash == hash && o->ex == ex && kh_equal(&o->kh, kh))
+		if (o->hash == hash && o->ex == ex && bh_equal(&o->bh, bh))
 			return o;
 	return NULL;
 }
 
-/* Close an unhashed, unreferenced object's fds and free it. */
+/* Release an unhashed, unreferenced object through its backend and
+ * free it. */
 static void obj_free(struct vfs_obj *o)
 {
-	int fd;
-
-	close(o->fd);
-	fd = atomic_load(&o->rfd);
-	if (fd >= 0)
-		close(fd);
-	fd = atomic_load(&o->wfd);
-	if (fd >= 0)
-		close(fd);
-	vfs_obj_dio_close(o);
+	o->ex->be->obj_free(o);
 	free(o->xnames);
 	pthread_mutex_destroy(&o->dos_mu);
 	vfs_export_put(o->ex);
@@ -227,19 +219,15 @@ static void obj_ref_locked(struct cache_shard *s, struct vfs_obj *o)
 		lru_del(s, o);
 }
 
-/*
- * vfs_obj_find() - a new reference to the cached object of @kh in @ex.
- * Returns 0 and *@out, or -ENOENT when it is not cached.
- */
-int vfs_obj_find(struct vfs_export *ex, const struct vfs_kh *kh,
+int vfs_obj_find(struct vfs_export *ex, const struct vfs_bh *bh,
 		 struct vfs_obj **out)
 {
-	uint32_t hash = kh_hash(ex, kh);
+	uint32_t hash = bh_hash(ex, bh);
 	struct cache_shard *s = shard_of(hash);
 	struct vfs_obj *o;
 
 	pthread_mutex_lock(&s->lock);
-	o = hash_find(s, hash, ex, kh);
+	o = hash_find(s, hash, ex, bh);
 	if (o != NULL)
 		obj_ref_locked(s, o);
 	pthread_mutex_unlock(&s->lock);
@@ -249,51 +237,52 @@ int vfs_obj_find(struct vfs_export *ex, const struct vfs_kh *kh,
 	return 0;
 }
 
-/*
- * vfs_obj_adopt() - the object for (@ex, @kh), taking ownership of the
- * O_PATH @fd (closed when an object for it is already cached, or on
- * error). @st is @fd's stat. Returns 0 and a new reference, or -errno.
- */
-int vfs_obj_adopt(struct vfs_export *ex, int fd, const struct stat *st,
-		  const struct vfs_kh *kh, struct vfs_obj **out)
+struct vfs_obj *vfs_obj_new(struct vfs_export *ex, const struct vfs_bh *bh,
+			    enum vfs_ftype type)
 {
-	uint32_t hash = kh_hash(ex, kh);
-	struct cache_shard *s = shard_of(hash);
-	struct vfs_obj *o, *n, *victims = NULL;
+	struct vfs_obj *n;
 
-	n = calloc(1, sizeof(*n));
-	if (n == NULL) {
-		close(fd);
-		return -ENOMEM;
-	}
-	n->hash = hash;
+	if (bh->len < VFS_BH_MIN || bh->len > VFS_BH_MAX)
+		return NULL;
+	n = calloc(1, ex->be->obj_size);
+	if (n == NULL)
+		return NULL;
+	n->hash = bh_hash(ex, bh);
 	n->refs = 1;
 	n->ex = ex;
-	n->fd = fd;
-	atomic_init(&n->rfd, -1);
-	atomic_init(&n->wfd, -1);
-	vfs_obj_dio_init(n);
+	n->type = type;
+	n->bh.len = bh->len;
+	memcpy(n->bh.bytes, bh->bytes, bh->len);
 	pthread_mutex_init(&n->dos_mu, NULL);
-	n->type = vfs_ftype_of_mode(st->st_mode);
-	n->dev = st->st_dev;
-	n->ino = st->st_ino;
-	n->is_root = st->st_dev == ex->dev && st->st_ino == ex->ino;
-	n->kh = *kh;
+	return n;
+}
+
+void vfs_obj_discard(struct vfs_obj *n)
+{
+	n->ex->be->obj_free(n);
+	pthread_mutex_destroy(&n->dos_mu);
+	free(n);
+}
+
+int vfs_obj_insert(struct vfs_obj *n, struct vfs_obj **out)
+{
+	struct cache_shard *s = shard_of(n->hash);
+	struct vfs_export *ex = n->ex;
+	struct vfs_obj *o, *victims = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	o = hash_find(s, hash, ex, kh);
+	o = hash_find(s, n->hash, ex, &n->bh);
 	if (o != NULL) {
 		/* Lost a race with another thread opening the same file. */
 		obj_ref_locked(s, o);
 		pthread_mutex_unlock(&s->lock);
-		close(fd);
-		free(n);
+		vfs_obj_discard(n);
 		*out = o;
 		return 0;
 	}
 	vfs_export_get(ex);
-	n->hnext = *bucket_of(s, hash);
-	*bucket_of(s, hash) = n;
+	n->hnext = *bucket_of(s, n->hash);
+	*bucket_of(s, n->hash) = n;
 	n->hashed = true;
 	s->count++;
 	shard_trim(s, &victims);
@@ -301,54 +290,6 @@ int vfs_obj_adopt(struct vfs_export *ex, int fd, const struct stat *st,
 	free_victims(victims);
 	*out = n;
 	return 0;
-}
-
-/*
- * vfs_obj_from_fd() - the object for the file @fd refers to, in @ex.
- * With @adopt, @fd must be O_PATH and is owned by the call (kept in a new
- * object or closed); else the caller keeps @fd and the object gets its
- * own. Returns 0 and a new reference, -EXDEV for another filesystem, or
- * -errno.
- */
-int vfs_obj_from_fd(struct vfs_export *ex, int fd, bool adopt,
-		    struct vfs_obj **out)
-{
-	struct vfs_kh kh;
-	struct stat st;
-	int ret, pfd, mnt;
-
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (st.st_dev != ex->dev) {
-		ret = -EXDEV;
-		goto out_close;
-	}
-	ret = vfs_kh_of_fd_mnt(fd, &kh, &mnt);
-	if (ret < 0)
-		goto out_close;
-	/* A bind mount inside the export: same st_dev, another mount. */
-	if (mnt != ex->mnt_id) {
-		ret = -EXDEV;
-		goto out_close;
-	}
-	if (vfs_obj_find(ex, &kh, out) == 0) {
-		if (adopt)
-			close(fd);
-		return 0;
-	}
-	if (adopt)
-		return vfs_obj_adopt(ex, fd, &st, &kh, out);
-	pfd = vfs_kh_open(ex, &kh, O_PATH | O_NOFOLLOW);
-	if (pfd < 0)
-		return pfd;
-	return vfs_obj_adopt(ex, pfd, &st, &kh, out);
-
-out_close:
-	if (adopt)
-		close(fd);
-	return ret;
 }
 
 void vfs_obj_get(struct vfs_obj *o)
@@ -364,7 +305,6 @@ void vfs_obj_put(struct vfs_obj *o)
 {
 	struct cache_shard *s;
 	struct vfs_obj *victims = NULL;
-	struct stat st;
 
 	if (o == NULL)
 		return;
@@ -380,7 +320,7 @@ void vfs_obj_put(struct vfs_obj *o)
 	 */
 	if (o->doomed) {
 		o->doomed = false;
-		if (fstat(o->fd, &st) == 0 && st.st_nlink == 0) {
+		if (o->ex->be->obj_unlinked(o)) {
 			hash_del(s, o);
 			o->hnext = victims;
 			victims = o;
@@ -399,64 +339,24 @@ void vfs_obj_release(void *o)
 	vfs_obj_put(o);
 }
 
-/*
- * vfs_obj_doom() - the file of @kh lost a name through us: drop its
- * cached object once unused if no name is left.
- */
-void vfs_obj_doom(struct vfs_export *ex, const struct vfs_kh *kh)
+void vfs_obj_doom(struct vfs_export *ex, const struct vfs_bh *bh)
 {
-	uint32_t hash = kh_hash(ex, kh);
+	uint32_t hash = bh_hash(ex, bh);
 	struct cache_shard *s = shard_of(hash);
 	struct vfs_obj *o, *victim = NULL;
-	struct stat st;
 
 	pthread_mutex_lock(&s->lock);
-	o = hash_find(s, hash, ex, kh);
+	o = hash_find(s, hash, ex, bh);
 	if (o != NULL && o->refs > 0) {
 		o->doomed = true;
-	} else if (o != NULL) {
-		if (fstat(o->fd, &st) < 0 || st.st_nlink == 0) {
-			lru_del(s, o);
-			hash_del(s, o);
-			victim = o;
-		}
+	} else if (o != NULL && ex->be->obj_unlinked(o)) {
+		lru_del(s, o);
+		hash_del(s, o);
+		victim = o;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (victim != NULL)
 		obj_free(victim);
-}
-
-/*
- * vfs_obj_data_fd() - @o's cached data fd, opened as root on first use
- * (O_RDWR for @write, else the O_RDWR one if open or an O_RDONLY one).
- * The fd stays valid while the caller holds its reference; permission is
- * checked per call by the caller (vfs_check_data). Returns fd or -errno.
- */
-int vfs_obj_data_fd(struct vfs_obj *o, bool write)
-{
-	atomic_int *slot = write ? &o->wfd : &o->rfd;
-	int fd, expected = -1;
-
-	fd = atomic_load(&o->wfd);
-	if (fd >= 0)
-		return fd;
-	if (!write) {
-		fd = atomic_load(&o->rfd);
-		if (fd >= 0)
-			return fd;
-	}
-	if (o->type == VFS_DIR)
-		return -EISDIR;
-	if (o->type != VFS_REG)
-		return -EINVAL;
-	fd = vfs_kh_open(o->ex, &o->kh, write ? O_RDWR : O_RDONLY);
-	if (fd < 0)
-		return fd;
-	if (!atomic_compare_exchange_strong(slot, &expected, fd)) {
-		close(fd);
-		return expected;
-	}
-	return fd;
 }
 
 int vfs_obj_root(struct vfs_export *ex, struct vfs_obj **out)
@@ -492,67 +392,33 @@ void vfs_export_put(struct vfs_export *ex)
 {
 	if (atomic_fetch_sub(&ex->refs, 1) != 1)
 		return;
-	close(ex->root_fd);
 	free(ex->path);
-	free(ex);
+	ex->be->export_free(ex);
 }
 
-int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out)
+int vfs_export_init(struct vfs_export *ex, const struct vfs_backend *be,
+		    uint32_t id, const char *path)
 {
-	struct vfs_export *ex;
-	struct vfs_kh kh;
-	struct stat st;
-	int ret, fd;
-
 	vfs_global_init();
-	ex = calloc(1, sizeof(*ex));
-	if (ex == NULL)
-		return -ENOMEM;
+	ex->be = be;
+	ex->id = id;
 	atomic_init(&ex->refs, 1);
 	atomic_init(&ex->opens, 1);
 	atomic_init(&ex->io, VFS_IO_AUTO);
-	ex->id = id;
-	ex->root_fd = -1;
-	ex->path = realpath(path, NULL);
-	if (ex->path == NULL) {
-		ret = -errno;
-		goto out_free;
-	}
-	/* open_by_handle_at() refuses an O_PATH mount fd: open it for real. */
-	ex->root_fd = open(ex->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ex->root_fd < 0) {
-		ret = -errno;
-		goto out_free;
-	}
-	if (fstat(ex->root_fd, &st) < 0) {
-		ret = -errno;
-		goto out_free;
-	}
-	ex->dev = st.st_dev;
-	ex->ino = st.st_ino;
-	ret = vfs_kh_of_fd_mnt(ex->root_fd, &kh, &ex->mnt_id);
-	if (ret < 0) {
-		log_err("vfs: %s: filesystem without file handles: %s",
-			ex->path, strerror(-ret));
-		goto out_free;
-	}
-	fd = openat(ex->root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out_free;
-	}
-	ret = vfs_obj_adopt(ex, fd, &st, &kh, &ex->root);
-	if (ret < 0)
-		goto out_free;
-	*out = ex;
-	return 0;
+	ex->path = strdup(path);
+	return ex->path ? 0 : -ENOMEM;
+}
 
-out_free:
-	if (ex->root_fd >= 0)
-		close(ex->root_fd);
-	free(ex->path);
-	free(ex);
-	return ret;
+int vfs_export_init_root(struct vfs_export *ex, const struct vfs_bh *bh)
+{
+	struct vfs_obj *root;
+	int ret = ex->be->obj_resolve(ex, bh, &root);
+
+	if (ret < 0)
+		return ret;
+	root->is_root = true;
+	ex->root = root;
+	return 0;
 }
 
 /* Drop every unreferenced cached object of @ex. */

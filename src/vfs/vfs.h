@@ -3,14 +3,17 @@
 #define NASD_VFS_VFS_H
 
 /*
- * vfs: the only layer that touches the local filesystem. It speaks in
- * objects (an open reference to one file of one export), attributes and
- * 0/-errno (plus the extra values of core/err.h). It knows nothing of
- * protocols: wire handles are opaque byte strings it mints and verifies.
+ * vfs: the only layer that touches storage. It speaks in objects (an
+ * open reference to one file of one export), attributes and 0/-errno
+ * (plus the extra values of core/err.h). It knows nothing of protocols:
+ * wire handles are opaque byte strings it mints and verifies. Each export
+ * is served by a backend (backend.h: the local filesystem, local/); the
+ * entry points below are the same whichever it is.
  *
- * Credentials: every operation runs with the calling thread's fs
- * credentials set by vfs_cred_set(), so the kernel enforces permissions.
- * Object lookups from handles are done with root privileges internally.
+ * Credentials: every operation runs with the calling thread's
+ * credentials set by vfs_cred_set(), and the backend enforces them (the
+ * local one through the kernel, as the thread's fs credentials). Object
+ * lookups from handles are done with root privileges internally.
  */
 
 #include <stdbool.h>

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Extended attributes of an object (SMB EAs and NFSv4.2's xattrs, RFC
- * 8276), reached through the O_PATH fd's /proc path since
- * f*xattr(2) refuse O_PATH fds. The caller's fs credentials apply: the
- * kernel checks read (get, list) or write (set, remove) permission for
- * the user. namespace, and refuses user. attributes on anything but
- * regular files and directories (EPERM).
+ * 8276): the checks every backend shares, and the ctime-keyed caches of
+ * the names and of xattrs known absent, over the backend's primitives.
+ * The caller's credentials apply (the backend checks read permission to
+ * get or list, write to set or remove).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/xattr.h>
 
 #include "vfs/vfs.h"
 #include "vfs/vfs_int.h"
@@ -26,9 +24,9 @@ static int name_check(const char *name)
 /*
  * Only regular files and directories keep user. attributes, as the
  * kernel has it: reads of any other type find none, writes are EPERM.
- * Checked here, not left to the kernel, because the /proc path of a
- * symlink's O_PATH fd would be followed to the link's target, which
- * may lie outside the export.
+ * Checked here, not left to the backend (the local one reaches a file
+ * through its descriptor's /proc path, which for a symlink would be
+ * followed to the link's target, outside the export perhaps).
  */
 static bool type_ok(const struct vfs_obj *o)
 {
@@ -38,22 +36,14 @@ static bool type_ok(const struct vfs_obj *o)
 /** vfs_xattr_probe() - see vfs.h. */
 int vfs_xattr_probe(struct vfs_obj *o)
 {
-	char path[64];
-
 	if (!type_ok(o))
 		return 0;
-	vfs_proc_path(path, sizeof(path), o->fd);
-	if (getxattr(path, "user.nasd.probe", NULL, 0) >= 0 ||
-	    errno == ENODATA || errno == ERANGE)
-		return 0;
-	return errno == ENOTSUP ? -ENOTSUP : 0;
+	return vfs_ops(o->ex)->xattr_probe(o);
 }
 
 ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
 		      size_t size)
 {
-	char path[64];
-	ssize_t n;
 	int err;
 
 	err = name_check(name);
@@ -61,9 +51,7 @@ ssize_t vfs_xattr_get(struct vfs_obj *o, const char *name, void *buf,
 		return err;
 	if (!type_ok(o))
 		return -ENODATA;
-	vfs_proc_path(path, sizeof(path), o->fd);
-	n = getxattr(path, name, buf, size);
-	return n < 0 ? -errno : n;
+	return vfs_ops(o->ex)->xattr_get(o, name, buf, size);
 }
 
 /* Our own change to @o's xattrs: what was known absent may not be. */
@@ -108,40 +96,26 @@ ssize_t vfs_xattr_get_slot(struct vfs_obj *o, const struct vfs_attr *a,
 int vfs_xattr_set(struct vfs_obj *o, const char *name, const void *val,
 		  size_t len, enum vfs_xattr_how how)
 {
-	static const int flags[] = {
-		[VFS_XATTR_ANY] = 0,
-		[VFS_XATTR_CREATE] = XATTR_CREATE,
-		[VFS_XATTR_REPLACE] = XATTR_REPLACE,
-	};
-	char path[64];
 	int err;
 
 	err = name_check(name);
 	if (err)
 		return err;
-	if ((unsigned int)how >= sizeof(flags) / sizeof(flags[0]))
+	if ((unsigned int)how > VFS_XATTR_REPLACE)
 		return -EINVAL;
 	if (len > VFS_XATTR_VALUE_MAX)
 		return -E2BIG;
 	if (!type_ok(o))
 		return -EPERM;
 	xabsent_forget(o);
-	vfs_proc_path(path, sizeof(path), o->fd);
-	if (setxattr(path, name, val, len, flags[how]) < 0)
-		return -errno;
-	return 0;
+	return vfs_ops(o->ex)->xattr_set(o, name, val, len, how);
 }
 
 ssize_t vfs_xattr_list(struct vfs_obj *o, char *buf, size_t size)
 {
-	char path[64];
-	ssize_t n;
-
 	if (!type_ok(o))
 		return 0;
-	vfs_proc_path(path, sizeof(path), o->fd);
-	n = listxattr(path, buf, size);
-	return n < 0 ? -errno : n;
+	return vfs_ops(o->ex)->xattr_list(o, buf, size);
 }
 
 /* A list of names longer than this is listed each time, not kept. */
@@ -242,7 +216,6 @@ ssize_t vfs_xattr_names(struct vfs_obj *o, const struct vfs_attr *a,
 
 int vfs_xattr_remove(struct vfs_obj *o, const char *name)
 {
-	char path[64];
 	int err;
 
 	err = name_check(name);
@@ -251,8 +224,5 @@ int vfs_xattr_remove(struct vfs_obj *o, const char *name)
 	if (!type_ok(o))
 		return -EPERM;
 	xabsent_forget(o);
-	vfs_proc_path(path, sizeof(path), o->fd);
-	if (removexattr(path, name) < 0)
-		return -errno;
-	return 0;
+	return vfs_ops(o->ex)->xattr_remove(o, name);
 }

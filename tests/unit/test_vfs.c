@@ -222,6 +222,48 @@ static void test_handle_stale(void **state)
 	assert_int_equal(vfs_obj_from_fh(ex, fh, (size_t)len, &g), -ESTALE);
 }
 
+/*
+ * The wire layout is the one handles had before the backend table (the
+ * local backend's bytes are the kernel handle's type and bytes): built
+ * here by hand from name_to_handle_at() and the key, it must be what
+ * vfs_obj_fh() mints, so clients' handles survive the upgrade.
+ */
+static void test_handle_layout(void **state)
+{
+	static const uint8_t key[16] = {1, 2, 3, 4, 5, 6, 7, 8,
+					9, 10, 11, 12, 13, 14, 15, 16};
+	struct vfs_obj *f = mkfile(root, "layout", 0644);
+	union {
+		struct file_handle fh;
+		uint8_t space[sizeof(struct file_handle) + 128];
+	} u;
+	uint8_t fh[VFS_FH_MAX], want[VFS_FH_MAX];
+	char path[320];
+	uint64_t mac;
+	size_t n;
+	int mnt, len;
+
+	vfs_secret_set(key);
+	snprintf(path, sizeof(path), "%s/layout", tmpdir);
+	u.fh.handle_bytes = 128;
+	assert_int_equal(name_to_handle_at(AT_FDCWD, path, &u.fh, &mnt, 0), 0);
+	n = u.fh.handle_bytes;
+	want[0] = 1;
+	want[1] = (uint8_t)n;
+	want[2] = 0, want[3] = 0, want[4] = 0, want[5] = 42;
+	for (int i = 0; i < 4; i++)
+		want[6 + i] = (uint8_t)((uint32_t)u.fh.handle_type >>
+					(24 - 8 * i));
+	memcpy(want + 10, u.fh.f_handle, n);
+	mac = siphash24(key, want, 10 + n);
+	for (int i = 0; i < 8; i++)
+		want[10 + n + (size_t)i] = (uint8_t)(mac >> (8 * i));
+	len = vfs_obj_fh(f, fh, sizeof(fh));
+	assert_int_equal(len, (int)(18 + n));
+	assert_memory_equal(fh, want, (size_t)len);
+	vfs_obj_put(f);
+}
+
 static void test_names(void **state)
 {
 	char longname[300];
@@ -958,6 +1000,7 @@ int main(void)
 		cmocka_unit_test_setup(test_handle_other_export, reset_cred),
 		cmocka_unit_test_setup(test_handle_restart, reset_cred),
 		cmocka_unit_test_setup(test_handle_stale, reset_cred),
+		cmocka_unit_test_setup(test_handle_layout, reset_cred),
 		cmocka_unit_test_setup(test_names, reset_cred),
 		cmocka_unit_test_setup(test_dotdot, reset_cred),
 		cmocka_unit_test_setup(test_symlink, reset_cred),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the vfs space operations (src/vfs/space.c): fallocate,
+ * Unit tests of the vfs space operations (src/vfs/local/space.c): fallocate,
  * hole punching, SEEK_DATA/SEEK_HOLE, copy_file_range with its limits and
  * its bounce-buffer fallback across filesystems, FICLONERANGE (NOTSUPP on
  * ext4), posix_fadvise, and the permission checks under per-thread creds.

@@ -13,25 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "vfs/vfs_int.h"
-
-/*
- * vfs_name_check() - validate a wire name and copy it NUL-terminated
- * into @buf (VFS_NAME_MAX + 1 bytes). Empty or containing '/' or NUL is
- * -EINVAL, longer than VFS_NAME_MAX -ENAMETOOLONG.
- */
-int vfs_name_check(const char *name, size_t len, char *buf)
-{
-	if (len == 0 || name == NULL)
-		return -EINVAL;
-	if (len > VFS_NAME_MAX)
-		return -ENAMETOOLONG;
-	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
-		return -EINVAL;
-	memcpy(buf, name, len);
-	buf[len] = '\0';
-	return 0;
-}
+#include "vfs/local/local.h"
 
 static bool name_is_dot(const char *n)
 {
@@ -77,11 +59,11 @@ static int vfs_parent_in_export(const struct vfs_export *ex, int fd)
 			ret = -errno;
 			break;
 		}
-		if (st.st_dev == ex->dev && st.st_ino == ex->ino) {
+		if (st.st_dev == LX(ex)->dev && st.st_ino == LX(ex)->ino) {
 			ret = 0;
 			break;
 		}
-		if (st.st_dev != ex->dev)
+		if (st.st_dev != LX(ex)->dev)
 			break;
 		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (next < 0) {
@@ -103,13 +85,12 @@ static int vfs_parent_in_export(const struct vfs_export *ex, int fd)
 	return ret;
 }
 
-int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
-	       struct vfs_obj **out)
+int local_lookup(struct vfs_obj *dir, const char *name, size_t len,
+		 struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
 	int ret, fd;
 
-	VFS_FAULT(VFS_OP_LOOKUP);
 	if (dir->type != VFS_DIR)
 		return -ENOTDIR;
 	ret = vfs_name_check(name, len, buf);
@@ -128,7 +109,8 @@ int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
 		return 0;
 	}
 	if (buf[0] == '.' && buf[1] == '.' && buf[2] == '\0') {
-		fd = openat(dir->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = openat(LO(dir)->fd, "..",
+			    O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		ret = vfs_parent_in_export(dir->ex, fd);
@@ -143,16 +125,20 @@ int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
 		 * finds it. A mount point has another mount id: -EXDEV.
 		 */
 		struct vfs_kh kh;
+		struct vfs_bh bh;
 		int mnt;
 
-		ret = vfs_kh_of_name_mnt(dir->fd, buf, &kh, &mnt);
-		if (ret == 0 && mnt != dir->ex->mnt_id)
+		ret = vfs_kh_of_name_mnt(LO(dir)->fd, buf, &kh, &mnt);
+		if (ret == 0 && mnt != LX(dir->ex)->mnt_id)
 			return -EXDEV;
-		if (ret == 0 && vfs_obj_find(dir->ex, &kh, out) == 0)
-			return 0;
+		if (ret == 0) {
+			vfs_kh_to_bh(&kh, &bh);
+			if (vfs_obj_find(dir->ex, &bh, out) == 0)
+				return 0;
+		}
 		if (ret < 0 && ret != -EOPNOTSUPP && ret != -EOVERFLOW)
 			return ret;
-		fd = openat(dir->fd, buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(LO(dir)->fd, buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 	}
@@ -166,7 +152,7 @@ static int lookup_new(struct vfs_obj *dir, const char *name,
 {
 	int fd, ret;
 
-	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(LO(dir)->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		/* (never 0: callers use *out on success) */
 		ret = -errno;
@@ -251,7 +237,7 @@ static int create_excl_existing(struct vfs_obj *dir, const char *name,
 	ret = lookup_new(dir, name, VFS_REG, &o);
 	if (ret < 0)
 		return ret == -ENOENT ? -EEXIST : ret;
-	if (fstat(o->fd, &st) < 0) {
+	if (fstat(LO(o)->fd, &st) < 0) {
 		ret = -errno;
 		vfs_obj_put(o);
 		return ret;
@@ -265,16 +251,15 @@ static int create_excl_existing(struct vfs_obj *dir, const char *name,
 	return 0;
 }
 
-int vfs_create(struct vfs_obj *dir, const char *name, size_t len,
-	       enum vfs_createmode how, const struct vfs_sattr *sa,
-	       const uint8_t verf[8], struct vfs_obj **out)
+int local_create(struct vfs_obj *dir, const char *name, size_t len,
+		 enum vfs_createmode how, const struct vfs_sattr *sa,
+		 const uint8_t verf[8], struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
 	struct vfs_obj *o;
 	mode_t mode;
 	int ret, fd;
 
-	VFS_FAULT(VFS_OP_CREATE);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -289,7 +274,7 @@ int vfs_create(struct vfs_obj *dir, const char *name, size_t len,
 	else
 		mode = how == VFS_CREATE_EXCLUSIVE ? 0 : 0644;
 
-	fd = openat(dir->fd, buf,
+	fd = openat(LO(dir)->fd, buf,
 		    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
 		ret = -errno;
@@ -349,32 +334,30 @@ out_close:
 	return ret;
 }
 
-int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
-	      const struct vfs_sattr *sa, struct vfs_obj **out)
+int local_mkdir(struct vfs_obj *dir, const char *name, size_t len,
+		const struct vfs_sattr *sa, struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
 	mode_t mode;
 	int ret;
 
-	VFS_FAULT(VFS_OP_MKDIR);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
 	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0755;
-	if (mkdirat(dir->fd, buf, mode) < 0)
+	if (mkdirat(LO(dir)->fd, buf, mode) < 0)
 		return -errno;
 	return finish_new(dir, buf, VFS_DIR, sa, out);
 }
 
-int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
-		const char *target, size_t tlen, const struct vfs_sattr *sa,
-		struct vfs_obj **out)
+int local_symlink(struct vfs_obj *dir, const char *name, size_t len,
+		  const char *target, size_t tlen, const struct vfs_sattr *sa,
+		  struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
 	char *tbuf;
 	int ret;
 
-	VFS_FAULT(VFS_OP_SYMLINK);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -389,23 +372,22 @@ int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
 		return -ENOMEM;
 	memcpy(tbuf, target, tlen);
 	tbuf[tlen] = '\0';
-	ret = symlinkat(tbuf, dir->fd, buf) < 0 ? -errno : 0;
+	ret = symlinkat(tbuf, LO(dir)->fd, buf) < 0 ? -errno : 0;
 	free(tbuf);
 	if (ret < 0)
 		return ret;
 	return finish_new(dir, buf, VFS_LNK, sa, out);
 }
 
-int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
-	      enum vfs_ftype type, uint32_t major, uint32_t minor,
-	      const struct vfs_sattr *sa, struct vfs_obj **out)
+int local_mknod(struct vfs_obj *dir, const char *name, size_t len,
+		enum vfs_ftype type, uint32_t major, uint32_t minor,
+		const struct vfs_sattr *sa, struct vfs_obj **out)
 {
 	char buf[VFS_NAME_MAX + 1];
 	mode_t mode;
 	dev_t dev = 0;
 	int ret;
 
-	VFS_FAULT(VFS_OP_MKNOD);
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
@@ -428,7 +410,7 @@ int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
 	default:
 		return -EBADTYPE;
 	}
-	if (mknodat(dir->fd, buf, mode, dev) < 0)
+	if (mknodat(LO(dir)->fd, buf, mode, dev) < 0)
 		return -errno;
 	return finish_new(dir, buf, type, sa, out);
 }
@@ -443,7 +425,7 @@ static bool name_kh(struct vfs_obj *dir, const char *name, struct vfs_kh *kh)
 	int mnt;
 
 	u.fh.handle_bytes = VFS_KH_MAX;
-	if (name_to_handle_at(dir->fd, name, &u.fh, &mnt, 0) < 0)
+	if (name_to_handle_at(LO(dir)->fd, name, &u.fh, &mnt, 0) < 0)
 		return false;
 	kh->type = u.fh.handle_type;
 	kh->len = u.fh.handle_bytes;
@@ -463,37 +445,32 @@ static int remove_common(struct vfs_obj *dir, const char *name, size_t len,
 	if (ret < 0)
 		return ret;
 	have_kh = name_kh(dir, buf, &kh);
-	if (unlinkat(dir->fd, buf, flags) < 0)
+	if (unlinkat(LO(dir)->fd, buf, flags) < 0)
 		return -errno;
 	/* Let the cache release the file if that was its last name. */
 	if (have_kh)
-		vfs_obj_doom(dir->ex, &kh);
+		vfs_local_doom(dir, &kh);
 	return 0;
 }
 
-int vfs_remove(struct vfs_obj *dir, const char *name, size_t len)
+int local_remove(struct vfs_obj *dir, const char *name, size_t len)
 {
-	VFS_FAULT(VFS_OP_REMOVE);
 	return remove_common(dir, name, len, 0);
 }
 
-int vfs_rmdir(struct vfs_obj *dir, const char *name, size_t len)
+int local_rmdir(struct vfs_obj *dir, const char *name, size_t len)
 {
-	VFS_FAULT(VFS_OP_RMDIR);
 	return remove_common(dir, name, len, AT_REMOVEDIR);
 }
 
-int vfs_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
-	       struct vfs_obj *tdir, const char *tname, size_t tlen)
+int local_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
+		 struct vfs_obj *tdir, const char *tname, size_t tlen)
 {
 	char fbuf[VFS_NAME_MAX + 1], tbuf[VFS_NAME_MAX + 1];
 	struct vfs_kh kh;
 	bool have_kh;
 	int ret;
 
-	VFS_FAULT(VFS_OP_RENAME);
-	if (fdir->ex != tdir->ex)
-		return -EXDEV;
 	ret = name_for_change(fdir, fname, flen, fbuf, -EINVAL);
 	if (ret < 0)
 		return ret;
@@ -501,23 +478,20 @@ int vfs_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
 	if (ret < 0)
 		return ret;
 	have_kh = name_kh(tdir, tbuf, &kh);
-	if (renameat(fdir->fd, fbuf, tdir->fd, tbuf) < 0)
+	if (renameat(LO(fdir)->fd, fbuf, LO(tdir)->fd, tbuf) < 0)
 		return -errno;
 	if (have_kh)
-		vfs_obj_doom(tdir->ex, &kh);
+		vfs_local_doom(tdir, &kh);
 	return 0;
 }
 
-int vfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
-	     size_t len)
+int local_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
+	       size_t len)
 {
 	char buf[VFS_NAME_MAX + 1];
 	char path[32];
 	int ret;
 
-	VFS_FAULT(VFS_OP_LINK);
-	if (o->ex != dir->ex)
-		return -EXDEV;
 	if (o->type == VFS_DIR)
 		return -EPERM;
 	ret = name_for_change(dir, name, len, buf, -EEXIST);
@@ -528,20 +502,19 @@ int vfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
 	 * following the /proc magic link does not, and links the file
 	 * itself (a symlink is not followed further).
 	 */
-	vfs_proc_path(path, sizeof(path), o->fd);
-	if (linkat(AT_FDCWD, path, dir->fd, buf, AT_SYMLINK_FOLLOW) < 0)
+	vfs_proc_path(path, sizeof(path), LO(o)->fd);
+	if (linkat(AT_FDCWD, path, LO(dir)->fd, buf, AT_SYMLINK_FOLLOW) < 0)
 		return -errno;
 	return 0;
 }
 
-ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size)
+ssize_t local_readlink(struct vfs_obj *o, char *buf, size_t size)
 {
 	ssize_t n;
 
-	VFS_FAULT(VFS_OP_READLINK);
 	if (o->type != VFS_LNK)
 		return -EINVAL;
-	n = readlinkat(o->fd, "", buf, size);
+	n = readlinkat(LO(o)->fd, "", buf, size);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n >= size)

@@ -17,7 +17,7 @@
 
 #include "core/iobuf.h"
 #include "core/req.h"
-#include "vfs/vfs_int.h"
+#include "vfs/local/local.h"
 
 static int data_type_check(const struct vfs_obj *o)
 {
@@ -86,8 +86,8 @@ static int pick_write_fd(struct vfs_obj *o, uint64_t off, size_t len,
 	fd = vfs_obj_dio_fd(o, true);
 	if (fd < 0 || io == VFS_IO_DIRECT)
 		return fd;
-	a = atomic_load(&o->dio_align);
-	m = atomic_load(&o->dio_malign);
+	a = atomic_load(&LO(o)->dio_align);
+	m = atomic_load(&LO(o)->dio_malign);
 	if ((off & (a - 1)) || (len & (a - 1)) || ((uintptr_t)buf & (m - 1)))
 		return -1;
 	return fd;
@@ -119,12 +119,12 @@ static int pick_read_fd(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 		return dfd;
 	*cached = range_cached(fd, off, len);
 	if (dfd < 0 || *cached || vfs_auto_buffered(len) ||
-	    (off & (atomic_load(&o->dio_align) - 1)))
+	    (off & (atomic_load(&LO(o)->dio_align) - 1)))
 		return -1;
 	return dfd;
 }
 
-bool vfs_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len)
+bool local_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len)
 {
 	bool cached;
 	int fd;
@@ -238,21 +238,16 @@ static ssize_t read_into_buf(struct vfs_obj *o, int dfd, uint64_t off,
 	return n;
 }
 
-ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
-			 unsigned int flags, struct vfs_read_res *res)
+ssize_t local_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
+			   unsigned int flags, struct vfs_read_res *res)
 {
-	bool nowait = flags & VFS_READ_NOWAIT, faults, cached;
+	bool nowait = flags & VFS_READ_NOWAIT, cached;
 	struct stat st;
 	ssize_t n;
 	int ret, fd, dfd;
 
 	memset(res, 0, sizeof(*res));
 	res->data.fd = -1;
-	/* Injected faults count calls: let the blocking path take them. */
-	faults = atomic_load_explicit(&vfs_faults_on, memory_order_relaxed);
-	if (faults && nowait)
-		return -EAGAIN;
-	VFS_FAULT(VFS_OP_READ);
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;
@@ -282,7 +277,7 @@ ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
 	 * Large and all in the page cache: a reference to it, for the
 	 * transport to send (sendfile), nothing read here.
 	 */
-	if ((flags & VFS_READ_FILE_OK) && !faults && cached) {
+	if ((flags & VFS_READ_FILE_OK) && cached) {
 		vfs_obj_get(o);
 		res->data.kind = PAYLOAD_FILE;
 		res->data.fd = fd;
@@ -301,28 +296,12 @@ ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
 	return n;
 }
 
-ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
-		 bool *eof)
-{
-	struct vfs_read_res res;
-	ssize_t n;
-
-	n = vfs_read_payload(o, off, len, 0, &res);
-	*eof = res.eof;
-	/* Without VFS_READ_FILE_OK the data is a buffer (or nothing). */
-	if (n > 0 && res.data.kind == PAYLOAD_BUF)
-		memcpy(buf, res.data.data, (size_t)n);
-	payload_release(&res.data);
-	return n;
-}
-
-ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
-		  enum vfs_stable stable)
+ssize_t local_write(struct vfs_obj *o, uint64_t off, const void *buf,
+		    size_t len, enum vfs_stable stable)
 {
 	size_t done = 0;
 	int ret, fd, flags = 0;
 
-	VFS_FAULT(VFS_OP_WRITE);
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;
@@ -369,16 +348,15 @@ ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
 	return (ssize_t)done;
 }
 
-int vfs_commit(struct vfs_obj *o, uint64_t off, uint64_t count)
+int local_commit(struct vfs_obj *o, uint64_t off, uint64_t count)
 {
 	int ret, fd;
 
-	VFS_FAULT(VFS_OP_COMMIT);
 	ret = data_type_check(o);
 	if (ret < 0)
 		return ret;
 	/* Any fd of the file flushes all of it, direct writes included. */
-	fd = atomic_load(&o->dfd);
+	fd = atomic_load(&LO(o)->dfd);
 	if (fd < 0)
 		fd = vfs_obj_data_fd(o, false);
 	if (fd < 0)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vfs/vfs_int.h"
+#include "vfs/local/local.h"
 
 /* Bounce buffer of the pread/pwrite fallback of vfs_copy_range(). */
 #define SPACE_BOUNCE_SIZE (256 * 1024)
@@ -73,27 +73,24 @@ static int space_fallocate(struct vfs_obj *o, int mode, uint64_t off,
 	return 0;
 }
 
-int vfs_allocate(struct vfs_obj *o, uint64_t off, uint64_t len)
+int local_allocate(struct vfs_obj *o, uint64_t off, uint64_t len)
 {
-	VFS_FAULT(VFS_OP_ALLOCATE);
 	return space_fallocate(o, 0, off, len);
 }
 
-int vfs_deallocate(struct vfs_obj *o, uint64_t off, uint64_t len)
+int local_deallocate(struct vfs_obj *o, uint64_t off, uint64_t len)
 {
-	VFS_FAULT(VFS_OP_DEALLOCATE);
 	return space_fallocate(o, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			       off, len);
 }
 
-int vfs_seek(struct vfs_obj *o, uint64_t off, enum vfs_seek_what what,
-	     uint64_t *pos, uint64_t *size)
+int local_seek(struct vfs_obj *o, uint64_t off, enum vfs_seek_what what,
+	       uint64_t *pos, uint64_t *size)
 {
 	struct stat st;
 	off_t r;
 	int fd;
 
-	VFS_FAULT(VFS_OP_SEEK);
 	fd = space_fd(o, false);
 	if (fd < 0)
 		return fd;
@@ -223,15 +220,14 @@ static int space_pair_prep(struct vfs_obj *src, uint64_t soff,
 	return 0;
 }
 
-ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
-		       uint64_t doff, uint64_t count, uint64_t max,
-		       enum vfs_stable stable)
+ssize_t local_copy_range(struct vfs_obj *src, uint64_t soff,
+			 struct vfs_obj *dst, uint64_t doff, uint64_t count,
+			 uint64_t max, enum vfs_stable stable)
 {
 	uint64_t done = 0;
 	ssize_t ret;
 	int sfd, dfd;
 
-	VFS_FAULT(VFS_OP_COPY);
 	ret = space_pair_prep(src, soff, dst, doff, &count, max, &sfd, &dfd);
 	if (ret < 0)
 		return ret;
@@ -273,14 +269,13 @@ ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 	return (ssize_t)done;
 }
 
-int vfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
-		    uint64_t doff, uint64_t count)
+int local_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
+		      uint64_t doff, uint64_t count)
 {
 	struct file_clone_range fcr;
 	struct stat st;
 	int ret, sfd, dfd;
 
-	VFS_FAULT(VFS_OP_CLONE);
 	ret = space_pair_prep(src, soff, dst, doff, &count, UINT64_MAX, &sfd,
 			      &dfd);
 	if (ret < 0)
@@ -311,18 +306,18 @@ int vfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 	}
 }
 
-int vfs_clone_blksize(struct vfs_obj *o, uint32_t *blksize)
+int local_clone_blksize(struct vfs_obj *o, uint32_t *blksize)
 {
 	struct stat st;
 
-	if (fstat(o->fd, &st) < 0)
+	if (fstat(LO(o)->fd, &st) < 0)
 		return -errno;
 	*blksize = st.st_blksize > 0 ? (uint32_t)st.st_blksize : 4096;
 	return 0;
 }
 
-int vfs_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
-	       enum vfs_advice advice)
+int local_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
+		 enum vfs_advice advice)
 {
 	static const int fadv[] = {
 		[VFS_ADV_NORMAL] = POSIX_FADV_NORMAL,
@@ -334,7 +329,6 @@ int vfs_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
 	};
 	int ret, fd;
 
-	VFS_FAULT(VFS_OP_ADVISE);
 	if ((unsigned int)advice >= sizeof(fadv) / sizeof(fadv[0]))
 		return -EINVAL;
 	if (off > INT64_MAX)

@@ -21,7 +21,7 @@
 
 #include "core/iobuf.h"
 #include "core/log.h"
-#include "vfs/vfs_int.h"
+#include "vfs/local/local.h"
 
 /* Bounce chunks for a write from a misaligned buffer. */
 #define DIO_BOUNCE_MAX (1u << 20)
@@ -31,16 +31,16 @@ void vfs_obj_dio_init(struct vfs_obj *o)
 {
 	pthread_rwlockattr_t at;
 
-	atomic_init(&o->dfd, -1);
-	atomic_init(&o->dfd_ro, 0);
-	atomic_init(&o->dio_align, 0);
-	atomic_init(&o->dio_malign, 0);
-	atomic_init(&o->dio_off, false);
+	atomic_init(&LO(o)->dfd, -1);
+	atomic_init(&LO(o)->dfd_ro, 0);
+	atomic_init(&LO(o)->dio_align, 0);
+	atomic_init(&LO(o)->dio_malign, 0);
+	atomic_init(&LO(o)->dio_off, false);
 	/* A stream of aligned writes must not starve an RMW. */
 	pthread_rwlockattr_init(&at);
 	pthread_rwlockattr_setkind_np(&at,
 			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&o->dio_lock, &at);
+	pthread_rwlock_init(&LO(o)->dio_lock, &at);
 	pthread_rwlockattr_destroy(&at);
 }
 
@@ -49,10 +49,10 @@ void vfs_obj_dio_close(struct vfs_obj *o)
 {
 	int fd;
 
-	fd = atomic_load(&o->dfd);
+	fd = atomic_load(&LO(o)->dfd);
 	if (fd >= 0)
 		close(fd);
-	pthread_rwlock_destroy(&o->dio_lock);
+	pthread_rwlock_destroy(&LO(o)->dio_lock);
 }
 
 static bool pow2(uint32_t v)
@@ -80,8 +80,8 @@ static bool dio_probe(struct vfs_obj *o, int fd)
 	}
 	if (!pow2(a) || !pow2(m) || m > IOBUF_ALIGN || a > (1u << 20))
 		return false;
-	atomic_store(&o->dio_malign, m);
-	atomic_store(&o->dio_align, a);
+	atomic_store(&LO(o)->dio_malign, m);
+	atomic_store(&LO(o)->dio_align, a);
 	return true;
 }
 
@@ -96,9 +96,9 @@ int vfs_obj_dio_fd(struct vfs_obj *o, bool write)
 {
 	int fd, fl, ro = 0, expected = -1;
 
-	fd = atomic_load(&o->dfd);
+	fd = atomic_load(&LO(o)->dfd);
 	if (fd < 0) {
-		if (atomic_load(&o->dio_off))
+		if (atomic_load(&LO(o)->dio_off))
 			return -EOPNOTSUPP;
 		if (o->type != VFS_REG)
 			return o->type == VFS_DIR ? -EISDIR : -EINVAL;
@@ -107,32 +107,33 @@ int vfs_obj_dio_fd(struct vfs_obj *o, bool write)
 		 * EINVAL would look like a stale handle, while F_SETFL's
 		 * EINVAL says exactly "this file cannot do direct I/O".
 		 */
-		fd = vfs_kh_open(o->ex, &o->kh, O_RDWR);
+		fd = local_obj_open(o, O_RDWR);
 		if (fd == -EROFS || fd == -EACCES || fd == -EPERM ||
 		    fd == -ETXTBSY) {
 			ro = fd;
-			fd = vfs_kh_open(o->ex, &o->kh, O_RDONLY);
+			fd = local_obj_open(o, O_RDONLY);
 		}
 		if (fd < 0)
 			return fd;
 		fl = fcntl(fd, F_GETFL);
 		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) < 0 ||
 		    !dio_probe(o, fd)) {
-			if (!atomic_exchange(&o->dio_off, true))
+			if (!atomic_exchange(&LO(o)->dio_off, true))
 				log_info("vfs: %s: inode %llu: no direct I/O, "
 					 "using the page cache", o->ex->path,
-					 (unsigned long long)o->ino);
+					 (unsigned long long)LO(o)->ino);
 			close(fd);
 			return -EOPNOTSUPP;
 		}
-		atomic_store(&o->dfd_ro, ro);
-		if (!atomic_compare_exchange_strong(&o->dfd, &expected, fd)) {
+		atomic_store(&LO(o)->dfd_ro, ro);
+		if (!atomic_compare_exchange_strong(&LO(o)->dfd, &expected,
+						    fd)) {
 			close(fd);
 			fd = expected;
 		}
 	}
-	if (write && atomic_load(&o->dfd_ro))
-		return atomic_load(&o->dfd_ro);
+	if (write && atomic_load(&LO(o)->dfd_ro))
+		return atomic_load(&LO(o)->dfd_ro);
 	return fd;
 }
 
@@ -198,7 +199,7 @@ static int dio_pwrite(int fd, const uint8_t *p, size_t len, uint64_t off,
 ssize_t vfs_dio_read(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 		     struct iobuf **out, size_t *start, bool *eof)
 {
-	uint32_t a = atomic_load(&o->dio_align);
+	uint32_t a = atomic_load(&LO(o)->dio_align);
 	uint64_t b0 = off & ~(uint64_t)(a - 1);
 	uint64_t b1 = (off + len + a - 1) & ~(uint64_t)(a - 1);
 	size_t head = (size_t)(off - b0), got = 0;
@@ -236,7 +237,7 @@ ssize_t vfs_dio_read(struct vfs_obj *o, int fd, uint64_t off, size_t len,
 static int dio_rmw(struct vfs_obj *o, int fd, uint64_t b0, uint64_t b1,
 		   uint64_t off, const uint8_t *src, size_t len, int flags)
 {
-	uint32_t a = atomic_load(&o->dio_align);
+	uint32_t a = atomic_load(&LO(o)->dio_align);
 	size_t span = (size_t)(b1 - b0);
 	uint64_t want;
 	struct iobuf *b;
@@ -247,7 +248,7 @@ static int dio_rmw(struct vfs_obj *o, int fd, uint64_t b0, uint64_t b1,
 	b = iobuf_alloc(span);
 	if (!b)
 		return -EJUKEBOX;
-	pthread_rwlock_wrlock(&o->dio_lock);
+	pthread_rwlock_wrlock(&LO(o)->dio_lock);
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		goto out_unlock;
@@ -276,7 +277,7 @@ static int dio_rmw(struct vfs_obj *o, int fd, uint64_t b0, uint64_t b1,
 			ret = -errno;
 	}
 out_unlock:
-	pthread_rwlock_unlock(&o->dio_lock);
+	pthread_rwlock_unlock(&LO(o)->dio_lock);
 	iobuf_put(b);
 	return ret;
 }
@@ -285,13 +286,13 @@ out_unlock:
 static int dio_write_middle(struct vfs_obj *o, int fd, uint64_t off,
 			    const uint8_t *p, size_t len, int flags)
 {
-	uint32_t a = atomic_load(&o->dio_align);
-	uint32_t m = atomic_load(&o->dio_malign);
+	uint32_t a = atomic_load(&LO(o)->dio_align);
+	uint32_t m = atomic_load(&LO(o)->dio_malign);
 	struct iobuf *b;
 	size_t done = 0, n;
 	int ret = 0;
 
-	pthread_rwlock_rdlock(&o->dio_lock);
+	pthread_rwlock_rdlock(&LO(o)->dio_lock);
 	if (((uintptr_t)p & (m - 1)) == 0) {
 		ret = dio_pwrite(fd, p, len, off, a, flags);
 		goto out_unlock;
@@ -309,7 +310,7 @@ static int dio_write_middle(struct vfs_obj *o, int fd, uint64_t off,
 	}
 	iobuf_put(b);
 out_unlock:
-	pthread_rwlock_unlock(&o->dio_lock);
+	pthread_rwlock_unlock(&LO(o)->dio_lock);
 	return ret;
 }
 
@@ -322,7 +323,7 @@ out_unlock:
 ssize_t vfs_dio_write(struct vfs_obj *o, int fd, uint64_t off,
 		      const uint8_t *buf, size_t len, int flags)
 {
-	uint32_t a = atomic_load(&o->dio_align);
+	uint32_t a = atomic_load(&LO(o)->dio_align);
 	uint64_t end = off + len, mask = (uint64_t)a - 1;
 	uint64_t a0 = (off + mask) & ~mask;  /* first aligned byte */
 	uint64_t a1 = end & ~mask;           /* end of the aligned part */

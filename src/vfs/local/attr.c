@@ -15,7 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "vfs/vfs_int.h"
+#include "vfs/local/local.h"
 
 /* vfs_ftype_of_mode() - the vfs file type of a stat st_mode. */
 enum vfs_ftype vfs_ftype_of_mode(mode_t mode)
@@ -51,7 +51,7 @@ void vfs_proc_path(char *buf, size_t size, int fd)
  */
 int vfs_check_access(struct vfs_obj *o, int mode)
 {
-	if (syscall(SYS_faccessat2, o->fd, "", mode,
+	if (syscall(SYS_faccessat2, LO(o)->fd, "", mode,
 		    AT_EACCESS | AT_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
@@ -73,12 +73,12 @@ int vfs_check_data(struct vfs_obj *o, bool write)
 		return ret;
 	if (!write && vfs_check_access(o, X_OK) == 0 && o->type == VFS_REG)
 		return 0;
-	if (fstat(o->fd, &st) == 0 && st.st_uid == vfs_cred_fsuid())
+	if (fstat(LO(o)->fd, &st) == 0 && st.st_uid == vfs_cred_fsuid())
 		return 0;
 	return -EACCES;
 }
 
-int vfs_check_lock(struct vfs_obj *o)
+int local_check_lock(struct vfs_obj *o)
 {
 	return vfs_check_data(o, false);
 }
@@ -104,12 +104,11 @@ void vfs_attr_from_stat(const struct vfs_obj *o, const struct stat *st,
 		    (uint64_t)st->st_ctim.tv_nsec;
 }
 
-int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr)
+int local_getattr(struct vfs_obj *o, struct vfs_attr *attr)
 {
 	struct stat st;
 
-	VFS_FAULT(VFS_OP_GETATTR);
-	if (fstat(o->fd, &st) < 0)
+	if (fstat(LO(o)->fd, &st) < 0)
 		return -errno;
 	vfs_attr_from_stat(o, &st, attr);
 	return 0;
@@ -159,11 +158,12 @@ static int setattr_mode(struct vfs_obj *o, mode_t mode)
 
 	pthread_once(&fchmodat2_once, fchmodat2_probe);
 	if (has_fchmodat2) {
-		if (syscall(FCHMODAT2_NR, o->fd, "", mode, AT_EMPTY_PATH) < 0)
+		if (syscall(FCHMODAT2_NR, LO(o)->fd, "", mode,
+			    AT_EMPTY_PATH) < 0)
 			return -errno;
 		return 0;
 	}
-	vfs_proc_path(path, sizeof(path), o->fd);
+	vfs_proc_path(path, sizeof(path), LO(o)->fd);
 	if (fchmodat(AT_FDCWD, path, mode, 0) < 0)
 		return -errno;
 	return 0;
@@ -205,16 +205,16 @@ static int setattr_times(struct vfs_obj *o, const struct vfs_sattr *sa)
 	    (sa->mtime_how == VFS_TIME_CLIENT &&
 	     (ts[1].tv_nsec < 0 || ts[1].tv_nsec >= 1000000000)))
 		return -EINVAL;
-	if (utimensat(o->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+	if (utimensat(LO(o)->fd, "", ts,
+		      AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	return 0;
 }
 
-int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
+int local_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
 {
 	int ret;
 
-	VFS_FAULT(VFS_OP_SETATTR);
 	/* knfsd's order: size, owner (clears set-id bits), mode, times. */
 	if (sa->set_size) {
 		ret = setattr_size(o, sa->size);
@@ -225,7 +225,7 @@ int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
 		uid_t uid = sa->set_uid ? (uid_t)sa->uid : (uid_t)-1;
 		gid_t gid = sa->set_gid ? (gid_t)sa->gid : (gid_t)-1;
 
-		if (fchownat(o->fd, "", uid, gid, AT_EMPTY_PATH) < 0)
+		if (fchownat(LO(o)->fd, "", uid, gid, AT_EMPTY_PATH) < 0)
 			return -errno;
 	}
 	/* Linux ignores a symlink's mode (chmod on one is EOPNOTSUPP). */
@@ -237,7 +237,7 @@ int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
 	return setattr_times(o, sa);
 }
 
-int vfs_mark_modified(struct vfs_obj *o)
+int local_mark_modified(struct vfs_obj *o)
 {
 	const struct timespec ts[2] = {
 		{ .tv_sec = 0, .tv_nsec = UTIME_OMIT },
@@ -246,57 +246,25 @@ int vfs_mark_modified(struct vfs_obj *o)
 	struct vfs_root_save rs;
 	int ret = 0;
 
-	VFS_FAULT(VFS_OP_SETATTR);
 	vfs_root_enter(&rs);
-	if (utimensat(o->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+	if (utimensat(LO(o)->fd, "", ts,
+		      AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;
 	vfs_root_leave(&rs);
 	return ret;
 }
 
-int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
+int local_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
 {
-	bool r = false, w = false, x = false;
-	uint32_t g = 0;
-
-	VFS_FAULT(VFS_OP_ACCESS);
-	if (want & VFS_ACCESS_READ)
-		r = vfs_check_access(o, R_OK) == 0;
-	if (want & (VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND | VFS_ACCESS_DELETE))
-		w = !ro && vfs_check_access(o, W_OK) == 0;
-	if (want &
-	    (VFS_ACCESS_LOOKUP | VFS_ACCESS_EXECUTE |
-	     (o->type == VFS_DIR ? VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND |
-					   VFS_ACCESS_DELETE
-				 : 0)))
-		x = vfs_check_access(o, X_OK) == 0;
-
-	if (r)
-		g |= VFS_ACCESS_READ;
-	if (o->type == VFS_DIR) {
-		/* Changing entries needs write and search on the directory. */
-		if (x)
-			g |= VFS_ACCESS_LOOKUP;
-		if (w && x)
-			g |= VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND |
-			     VFS_ACCESS_DELETE;
-	} else {
-		if (w)
-			g |= VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND;
-		if (x)
-			g |= VFS_ACCESS_EXECUTE;
-	}
-	*granted = g & want;
-	return 0;
+	return vfs_access_from_checks(o, want, ro, vfs_check_access, granted);
 }
 
-int vfs_statfs(struct vfs_obj *o, struct vfs_statfs *st)
+int local_statfs(struct vfs_obj *o, struct vfs_statfs *st)
 {
 	struct statfs sf;
 	uint64_t bs;
 
-	VFS_FAULT(VFS_OP_STATFS);
-	if (fstatfs(o->fd, &sf) < 0)
+	if (fstatfs(LO(o)->fd, &sf) < 0)
 		return -errno;
 	bs = sf.f_frsize ? (uint64_t)sf.f_frsize : (uint64_t)sf.f_bsize;
 	st->tbytes = (uint64_t)sf.f_blocks * bs;

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vfs/vfs_int.h"
+#include "vfs/local/local.h"
 
-int vfs_subtree_init(struct vfs_subtree *t, struct vfs_obj *dir)
+int local_subtree_init(struct vfs_subtree *t, struct vfs_obj *dir)
 {
 	char proc[64];
 	ssize_t n;
@@ -25,7 +25,7 @@ int vfs_subtree_init(struct vfs_subtree *t, struct vfs_obj *dir)
 	t->len = 0;
 	if (dir->type != VFS_DIR)
 		return -ENOTDIR;
-	vfs_proc_path(proc, sizeof(proc), dir->fd);
+	vfs_proc_path(proc, sizeof(proc), LO(dir)->fd);
 	n = readlink(proc, t->path, sizeof(t->path));
 	if (n < 0)
 		return -errno;
@@ -42,23 +42,23 @@ int vfs_subtree_init(struct vfs_subtree *t, struct vfs_obj *dir)
 		n = 0;
 	t->path[n] = '\0';
 	t->len = (size_t)n;
-	t->dev = dir->dev;
-	t->ino = dir->ino;
+	t->dev = LO(dir)->dev;
+	t->ino = LO(dir)->ino;
 	return 0;
 }
 
-bool vfs_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o)
+bool local_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o)
 {
 	char proc[64], head[VFS_PATH_MAX + 1];
 	struct stat st;
 	ssize_t n;
 
 	/* Exports do not cross mounts: another device is elsewhere. */
-	if (o->dev != t->dev || o->ino == t->ino)
+	if (LO(o)->dev != t->dev || LO(o)->ino == t->ino)
 		return false;
 	/* Only as much of the name as the prefix and its '/' (readlink
 	 * cuts quietly). */
-	vfs_proc_path(proc, sizeof(proc), o->fd);
+	vfs_proc_path(proc, sizeof(proc), LO(o)->fd);
 	n = readlink(proc, head, t->len + 1);
 	if (n < 0 || (size_t)n < t->len + 1)
 		return false;
@@ -66,7 +66,7 @@ bool vfs_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o)
 		return false;
 	/* An unlinked file keeps its old name, with " (deleted)" after it:
 	 * it is no longer in the directory. */
-	if (fstat(o->fd, &st) < 0 || st.st_nlink == 0)
+	if (fstat(LO(o)->fd, &st) < 0 || st.st_nlink == 0)
 		return false;
 	return true;
 }

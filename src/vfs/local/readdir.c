@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "vfs/siphash.h"
-#include "vfs/vfs_int.h"
+#include "vfs/local/local.h"
 
 #define READDIR_BUF 32768
 
@@ -50,7 +50,7 @@ static int open_dir(struct vfs_obj *dir)
 	int fd, err;
 
 	vfs_root_enter(&save);
-	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(LO(dir)->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	err = errno;
 	vfs_root_leave(&save);
 	return fd < 0 ? -err : fd;
@@ -74,7 +74,7 @@ static int emit_buf(struct vfs_obj *dir, int fd, const char *buf, size_t n,
 		de.type = ftype_of_dtype(fd, d->d_name, d->d_type);
 		/* The root's ".." stays inside the export: the root itself. */
 		if (dir->is_root && strcmp(d->d_name, "..") == 0)
-			de.fileid = dir->ino;
+			de.fileid = LO(dir)->ino;
 		if (!emit(ctx, &de)) {
 			*stopped = true;
 			return 0;
@@ -84,15 +84,14 @@ static int emit_buf(struct vfs_obj *dir, int fd, const char *buf, size_t n,
 	return 0;
 }
 
-int vfs_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
-		void *ctx, bool *eof)
+int local_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
+		  void *ctx, bool *eof)
 {
 	char *buf;
 	bool stopped = false;
 	int fd, ret;
 
 	*eof = false;
-	VFS_FAULT(VFS_OP_READDIR);
 	if (dir->type != VFS_DIR)
 		return -ENOTDIR;
 	ret = vfs_check_access(dir, R_OK);
@@ -134,7 +133,7 @@ out_close:
 	return ret;
 }
 
-uint64_t vfs_dir_verifier(struct vfs_obj *dir)
+uint64_t local_dir_verifier(struct vfs_obj *dir)
 {
 	/*
 	 * The kernel handle names the inode and its generation, so the
@@ -144,8 +143,11 @@ uint64_t vfs_dir_verifier(struct vfs_obj *dir)
 	 */
 	static const uint8_t key[16] = {'n', 'a', 's', 'd', '-',
 					'c', 'v', 'e', 'r', 'f'};
-	uint64_t v = siphash24(key, dir->kh.bytes, dir->kh.len) ^
-		     (uint64_t)(uint32_t)dir->kh.type;
+	struct vfs_kh kh = { 0 };
+	uint64_t v;
+
+	(void)vfs_kh_of_obj(dir, &kh);
+	v = siphash24(key, kh.bytes, kh.len) ^ (uint64_t)(uint32_t)kh.type;
 
 	return v != 0 ? v : 1;
 }

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The vfs entry points (vfs.h) that reach storage: each dispatches
+ * through the table of its object's export (backend.h, vfs_ops()), with
+ * what every backend would otherwise repeat (names checked for the
+ * backends that want a C string, cross-export checks, the copy of a
+ * read into a caller's buffer, ACCESS composed from single checks).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/req.h"
+#include "vfs/vfs_int.h"
+
+/* A NULL entry of an older table: not supported. */
+#define OPT(ops, op) ((ops)->op != NULL)
+
+int vfs_name_check(const char *name, size_t len, char *buf)
+{
+	if (len == 0 || name == NULL)
+		return -EINVAL;
+	if (len > VFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(name, '/', len) != NULL || memchr(name, '\0', len) != NULL)
+		return -EINVAL;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
+			   int (*check)(struct vfs_obj *o, int mode),
+			   uint32_t *granted)
+{
+	bool r = false, w = false, x = false;
+	uint32_t g = 0;
+
+	if (want & VFS_ACCESS_READ)
+		r = check(o, R_OK) == 0;
+	if (want & (VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND | VFS_ACCESS_DELETE))
+		w = !ro && check(o, W_OK) == 0;
+	if (want &
+	    (VFS_ACCESS_LOOKUP | VFS_ACCESS_EXECUTE |
+	     (o->type == VFS_DIR ? VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND |
+					   VFS_ACCESS_DELETE
+				 : 0)))
+		x = check(o, X_OK) == 0;
+
+	if (r)
+		g |= VFS_ACCESS_READ;
+	if (o->type == VFS_DIR) {
+		/* Changing entries needs write and search on the directory. */
+		if (x)
+			g |= VFS_ACCESS_LOOKUP;
+		if (w && x)
+			g |= VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND |
+			     VFS_ACCESS_DELETE;
+	} else {
+		if (w)
+			g |= VFS_ACCESS_MODIFY | VFS_ACCESS_EXTEND;
+		if (x)
+			g |= VFS_ACCESS_EXECUTE;
+	}
+	*granted = g & want;
+	return 0;
+}
+
+/* ---------------------------------------------------------- attributes */
+
+int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr)
+{
+	return vfs_ops(o->ex)->getattr(o, attr);
+}
+
+int vfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa)
+{
+	return vfs_ops(o->ex)->setattr(o, sa);
+}
+
+int vfs_mark_modified(struct vfs_obj *o)
+{
+	return vfs_ops(o->ex)->mark_modified(o);
+}
+
+int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
+{
+	return vfs_ops(o->ex)->access(o, want, ro, granted);
+}
+
+int vfs_check_lock(struct vfs_obj *o)
+{
+	return vfs_ops(o->ex)->check_lock(o);
+}
+
+int vfs_statfs(struct vfs_obj *o, struct vfs_statfs *st)
+{
+	return vfs_ops(o->ex)->statfs(o, st);
+}
+
+/* --------------------------------------------------------------- names */
+
+int vfs_lookup(struct vfs_obj *dir, const char *name, size_t len,
+	       struct vfs_obj **out)
+{
+	return vfs_ops(dir->ex)->lookup(dir, name, len, out);
+}
+
+ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size)
+{
+	return vfs_ops(o->ex)->readlink(o, buf, size);
+}
+
+int vfs_create(struct vfs_obj *dir, const char *name, size_t len,
+	       enum vfs_createmode how, const struct vfs_sattr *sa,
+	       const uint8_t verf[8], struct vfs_obj **out)
+{
+	return vfs_ops(dir->ex)->create(dir, name, len, how, sa, verf, out);
+}
+
+int vfs_mkdir(struct vfs_obj *dir, const char *name, size_t len,
+	      const struct vfs_sattr *sa, struct vfs_obj **out)
+{
+	return vfs_ops(dir->ex)->mkdir(dir, name, len, sa, out);
+}
+
+int vfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
+		const char *target, size_t tlen, const struct vfs_sattr *sa,
+		struct vfs_obj **out)
+{
+	return vfs_ops(dir->ex)->symlink(dir, name, len, target, tlen, sa,
+					 out);
+}
+
+int vfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
+	      enum vfs_ftype type, uint32_t major, uint32_t minor,
+	      const struct vfs_sattr *sa, struct vfs_obj **out)
+{
+	return vfs_ops(dir->ex)->mknod(dir, name, len, type, major, minor, sa,
+				       out);
+}
+
+int vfs_remove(struct vfs_obj *dir, const char *name, size_t len)
+{
+	return vfs_ops(dir->ex)->remove(dir, name, len);
+}
+
+int vfs_rmdir(struct vfs_obj *dir, const char *name, size_t len)
+{
+	return vfs_ops(dir->ex)->rmdir(dir, name, len);
+}
+
+int vfs_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
+	       struct vfs_obj *tdir, const char *tname, size_t tlen)
+{
+	if (fdir->ex != tdir->ex)
+		return -EXDEV;
+	return vfs_ops(fdir->ex)->rename(fdir, fname, flen, tdir, tname, tlen);
+}
+
+int vfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
+	     size_t len)
+{
+	if (o->ex != dir->ex)
+		return -EXDEV;
+	return vfs_ops(dir->ex)->link(o, dir, name, len);
+}
+
+int vfs_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
+		void *ctx, bool *eof)
+{
+	return vfs_ops(dir->ex)->readdir(dir, cookie, emit, ctx, eof);
+}
+
+uint64_t vfs_dir_verifier(struct vfs_obj *dir)
+{
+	return dir->ex->be->dir_verifier(dir);
+}
+
+int vfs_subtree_init(struct vfs_subtree *t, struct vfs_obj *dir)
+{
+	const struct vfs_backend *be = dir->ex->be;
+
+	t->len = 0;
+	if (!OPT(be, subtree_init))
+		return -EOPNOTSUPP;
+	return be->subtree_init(t, dir);
+}
+
+bool vfs_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o)
+{
+	const struct vfs_backend *be = o->ex->be;
+
+	return OPT(be, subtree_holds) && be->subtree_holds(t, o);
+}
+
+/* ----------------------------------------------------------- data path */
+
+ssize_t vfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
+			 unsigned int flags, struct vfs_read_res *res)
+{
+	const struct vfs_backend *be = o->ex->be;
+
+	/* A file range is for backends whose files the kernel can send. */
+	if (!(be->caps & VFS_CAP_FILE_RANGE))
+		flags &= ~VFS_READ_FILE_OK;
+	return vfs_ops(o->ex)->read_payload(o, off, len, flags, res);
+}
+
+ssize_t vfs_read(struct vfs_obj *o, uint64_t off, void *buf, size_t len,
+		 bool *eof)
+{
+	struct vfs_read_res res;
+	ssize_t n;
+
+	n = vfs_read_payload(o, off, len, 0, &res);
+	*eof = res.eof;
+	/* Without VFS_READ_FILE_OK the data is a buffer (or nothing). */
+	if (n > 0 && res.data.kind == PAYLOAD_BUF)
+		memcpy(buf, res.data.data, (size_t)n);
+	payload_release(&res.data);
+	return n;
+}
+
+bool vfs_read_goes_direct(struct vfs_obj *o, uint64_t off, size_t len)
+{
+	const struct vfs_backend *be = o->ex->be;
+
+	return OPT(be, read_goes_direct) && be->read_goes_direct(o, off, len);
+}
+
+ssize_t vfs_write(struct vfs_obj *o, uint64_t off, const void *buf, size_t len,
+		  enum vfs_stable stable)
+{
+	return vfs_ops(o->ex)->write(o, off, buf, len, stable);
+}
+
+int vfs_commit(struct vfs_obj *o, uint64_t off, uint64_t count)
+{
+	return vfs_ops(o->ex)->commit(o, off, count);
+}
+
+/* ---------------------------------------------------------------- space */
+
+int vfs_allocate(struct vfs_obj *o, uint64_t off, uint64_t len)
+{
+	return vfs_ops(o->ex)->allocate(o, off, len);
+}
+
+int vfs_deallocate(struct vfs_obj *o, uint64_t off, uint64_t len)
+{
+	return vfs_ops(o->ex)->deallocate(o, off, len);
+}
+
+int vfs_seek(struct vfs_obj *o, uint64_t off, enum vfs_seek_what what,
+	     uint64_t *pos, uint64_t *size)
+{
+	return vfs_ops(o->ex)->seek(o, off, what, pos, size);
+}
+
+ssize_t vfs_copy_range(struct vfs_obj *src, uint64_t soff,
+		       struct vfs_obj *dst, uint64_t doff, uint64_t count,
+		       uint64_t max, enum vfs_stable stable)
+{
+	/* Across backends the bytes would need a bounce through the
+	 * vfs, which no protocol asks for: COPY is within one server. */
+	if (src->ex->be != dst->ex->be)
+		return -EXDEV;
+	return vfs_ops(dst->ex)->copy_range(src, soff, dst, doff, count, max,
+					    stable);
+}
+
+int vfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
+		    uint64_t doff, uint64_t count)
+{
+	if (src->ex->be != dst->ex->be)
+		return -EXDEV;
+	return vfs_ops(dst->ex)->clone_range(src, soff, dst, doff, count);
+}
+
+int vfs_clone_blksize(struct vfs_obj *o, uint32_t *blksize)
+{
+	return o->ex->be->clone_blksize(o, blksize);
+}
+
+int vfs_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
+	       enum vfs_advice advice)
+{
+	return vfs_ops(o->ex)->advise(o, off, len, advice);
+}
