@@ -2,7 +2,7 @@
 #ifndef NASD_CORE_BE_H
 #define NASD_CORE_BE_H
 
-/* Big-endian (network order) 32-bit loads and stores on byte buffers. */
+/* Big-endian (network order) loads and stores on byte buffers. */
 
 #include <stdint.h>
 
@@ -18,6 +18,17 @@ static inline uint32_t get_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
 #endif

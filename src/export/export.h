@@ -63,6 +63,17 @@ struct export_wide {
 	/* NFSv4.2: no extended attributes (RFC 8276) are served (xattr=no;
 	 * default yes). */
 	bool no_xattr;
+	/* CephFS: served from directory ceph_dir of filesystem ceph_fs
+	 * ("" = the default) by the CephFS backend (ceph=FS:/DIR), with
+	 * the cluster configuration ceph_conf and cephx name ceph_id (""
+	 * = libcephfs's defaults). */
+	struct {
+		bool ceph;
+		char ceph_fs[108];
+		char ceph_dir[256];
+	} ceph_where;
+	char ceph_conf[256];
+	char ceph_id[64];
 };
 
 /* One client spec: "*", a host address, or an address/prefix. */

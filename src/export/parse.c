@@ -223,6 +223,64 @@ static int wide_parse_deleg(struct export_wide *w, const char *val,
 	return ret;
 }
 
+/*
+ * ceph=FSNAME[:/DIR]: the export is directory DIR (default "/") of the
+ * CephFS filesystem FSNAME (empty: the cluster's default), served by
+ * the CephFS backend instead of the local directory of the export path.
+ */
+static int wide_parse_ceph(struct export_wide *w, const char *val,
+			   const struct export_ctx *c)
+{
+	const char *colon = strchr(val, ':');
+	size_t fl = colon ? (size_t)(colon - val) : strlen(val);
+	const char *dir = colon ? colon + 1 : "/";
+	char norm[VFS_PATH_MAX];
+
+	if (fl >= sizeof(w->ceph_where.ceph_fs) || memchr(val, '/', fl))
+		return export_err(c, "bad ceph filesystem name in '%s'", val);
+	if (dir[0] != '/' || export_path_normalize(dir, strlen(dir), norm) < 0 ||
+	    strlen(norm) >= sizeof(w->ceph_where.ceph_dir))
+		return export_err(c, "bad ceph directory in '%s' (FSNAME:/DIR)",
+				  val);
+	memcpy(w->ceph_where.ceph_fs, val, fl);
+	w->ceph_where.ceph_fs[fl] = '\0';
+	memcpy(w->ceph_where.ceph_dir, norm, strlen(norm) + 1);
+	w->ceph_where.ceph = true;
+	return 0;
+}
+
+/* A string option's value into @out (@size bytes with the NUL). */
+static int parse_string(const char *name, const char *val, char *out,
+			size_t size, const struct export_ctx *c)
+{
+	size_t n = strlen(val);
+
+	if (!n || n >= size)
+		return export_err(c, "bad %s value '%s' (1 to %zu characters)",
+				  name, val, size - 1);
+	memcpy(out, val, n + 1);
+	return 0;
+}
+
+/* ceph_conf=PATH: the cluster configuration (default: libcephfs's). */
+static int wide_parse_ceph_conf(struct export_wide *w, const char *val,
+				const struct export_ctx *c)
+{
+	if (val[0] != '/')
+		return export_err(c, "ceph_conf must be an absolute path: "
+				  "'%s'", val);
+	return parse_string("ceph_conf", val, w->ceph_conf,
+			    sizeof(w->ceph_conf), c);
+}
+
+/* ceph_id=NAME: the cephx client name (client.NAME; default admin). */
+static int wide_parse_ceph_id(struct export_wide *w, const char *val,
+			      const struct export_ctx *c)
+{
+	return parse_string("ceph_id", val, w->ceph_id, sizeof(w->ceph_id),
+			    c);
+}
+
 /* xattr=yes|no: may NFSv4.2 clients use its files' user. xattrs? */
 static int wide_parse_xattr(struct export_wide *w, const char *val,
 			    const struct export_ctx *c)
@@ -297,6 +355,21 @@ static const struct wide_opt wide_opts[] = {
 		.name = "xattr",
 		.parse = wide_parse_xattr,
 		WIDE_FIELD(no_xattr),
+	},
+	{
+		.name = "ceph",
+		.parse = wide_parse_ceph,
+		WIDE_FIELD(ceph_where),
+	},
+	{
+		.name = "ceph_conf",
+		.parse = wide_parse_ceph_conf,
+		WIDE_FIELD(ceph_conf),
+	},
+	{
+		.name = "ceph_id",
+		.parse = wide_parse_ceph_id,
+		WIDE_FIELD(ceph_id),
 	},
 };
 
@@ -891,7 +964,8 @@ out_free:
 	return ret;
 }
 
-/* Whether @s can be an option list: '/' only inside pseudo= values. */
+/* Whether @s can be an option list: '/' only inside the values of the
+ * options that take a path (pseudo=, ceph=, ceph_conf=). */
 static bool opts_like(const char *s)
 {
 	const char *item = s;
@@ -899,7 +973,9 @@ static bool opts_like(const char *s)
 	for (; *s; s++) {
 		if (*s == ',')
 			item = s + 1;
-		else if (*s == '/' && strncmp(item, "pseudo=", 7) != 0)
+		else if (*s == '/' && strncmp(item, "pseudo=", 7) != 0 &&
+			 strncmp(item, "ceph=", 5) != 0 &&
+			 strncmp(item, "ceph_conf=", 10) != 0)
 			return false;
 	}
 	return true;
@@ -922,11 +998,15 @@ int export_parse_spec(struct export_table *t, const char *spec, char *err,
 	size_t plen;
 	int ret;
 
-	/* PATH[:OPTS]: the last ':' not followed by a '/' ends the path
-	 * (a '/' in a pseudo= value does not count). */
+	/* PATH[:OPTS]: the last ':' followed by what can be an option list
+	 * ends the path (a ceph= value holds a ':' of its own). */
 	colon = strrchr(spec, ':');
-	if (colon != NULL && !opts_like(colon + 1))
-		colon = NULL;
+	while (colon != NULL && !opts_like(colon + 1)) {
+		while (--colon >= spec && *colon != ':')
+			;
+		if (colon < spec)
+			colon = NULL;
+	}
 	plen = colon != NULL ? (size_t)(colon - spec) : strlen(spec);
 	if (plen == 0 || spec[0] != '/')
 		return export_err(&c, "export path must be absolute: '%s'",

@@ -175,10 +175,28 @@ static struct vfs_export *export_live_vex(const struct export *e)
 	if (cur == NULL)
 		return NULL;
 	old = export_find_by_id(cur, e->id);
-	if (old != NULL && old->vex != NULL && !strcmp(old->path, e->path))
+	/* ...and the same storage (a CephFS export keeps its mount). */
+	if (old != NULL && old->vex != NULL && !strcmp(old->path, e->path) &&
+	    !memcmp(&old->wide.ceph_where, &e->wide.ceph_where,
+		    sizeof(e->wide.ceph_where)) &&
+	    !strcmp(old->wide.ceph_conf, e->wide.ceph_conf) &&
+	    !strcmp(old->wide.ceph_id, e->wide.ceph_id))
 		vex = vfs_export_reuse(old->vex);
 	export_table_put(cur);
 	return vex;
+}
+
+/* The export's CephFS directory, opened by the CephFS backend. */
+static int export_open_ceph(struct export *e)
+{
+	const struct vfs_ceph_spec spec = {
+		.fs = e->wide.ceph_where.ceph_fs,
+		.subdir = e->wide.ceph_where.ceph_dir,
+		.conf = e->wide.ceph_conf,
+		.id = e->wide.ceph_id,
+	};
+
+	return vfs_export_open_ceph(e->path, &spec, e->id, &e->vex);
 }
 
 int export_table_open(struct export_table *t, char *err, size_t errlen)
@@ -192,6 +210,8 @@ int export_table_open(struct export_table *t, char *err, size_t errlen)
 		e->vex = export_live_vex(e);
 		if (e->vex != NULL)
 			ret = 0;
+		else if (e->wide.ceph_where.ceph)
+			ret = export_open_ceph(e);
 		else
 			ret = vfs_export_open(e->path, e->id, &e->vex);
 		if (ret < 0) {

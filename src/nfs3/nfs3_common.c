@@ -65,6 +65,13 @@ uint32_t nfs3_resolve(struct rpc_call *call, uint32_t proc,
 			return nfs3_status(NFS3_PROC_RESOLVE, err);
 		}
 	}
+	if (call->req->nowait && vfs_export_may_block(ctx->export->vex)) {
+		/* On the event loop, and the export's storage is across a
+		 * network: the call runs again on a worker (this status is
+		 * never sent). */
+		call->req->defer = true;
+		return NFS3ERR_JUKEBOX;
+	}
 	err = vfs_obj_from_fh(ctx->export->vex, fh->data, fh->len, out);
 	if (err) {
 		*out = NULL;

@@ -293,6 +293,11 @@ uint32_t nfs4_fh_put_wire(struct nfs4_compound *c, const struct nfs_fh4 *wire)
 	st = compound_admit(c, e, NFS4ERR_STALE, &opts);
 	if (st != NFS4_OK)
 		return st;
+	if (c->call->req->nowait && vfs_export_may_block(e->vex)) {
+		/* storage across a network: on a worker (run_op) */
+		c->call->req->defer = true;
+		return NFS4ERR_DELAY;
+	}
 	err = vfs_obj_from_fh(e->vex, wire->data, wire->len, &obj);
 	if (err)
 		return nfs4_status(OP_PUTFH, err);
@@ -622,6 +627,11 @@ static enum step run_op(struct compound_run *run, uint32_t opnum,
 		       : 0;
 	c->reply_room = room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
 	rq->defer = false;
+	/* The current filehandle's storage is across a network: not on
+	 * the event loop, whatever the operation. */
+	if (rq->nowait && c->cur.export && c->cur.export->vex &&
+	    vfs_export_may_block(c->cur.export->vex))
+		return STEP_DEFER;
 	if (op_changes_state(opnum))
 		run->changes = true;
 	t0 = run->t_mark ? run->t_mark : stats_clock_ns();

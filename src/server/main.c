@@ -1220,6 +1220,9 @@ int main(int argc, char **argv)
 	nlm_shutdown();
 	nfs4_shutdown();
 	rpcb_unregister();
+	/* The exports' storage let go of: a CephFS mount ends its session
+	 * now, or another gateway waits for it to time out. */
+	export_table_install(NULL);
 	if (ret < 0) {
 		log_err("transport: %s", strerror(-ret));
 		return 1;

@@ -814,6 +814,13 @@ static bool run_command(struct smb2_work *w)
 			status = STATUS_INTERNAL_ERROR;
 			goto out_finish;
 		}
+		/* A share whose storage is across a network: no command of
+		 * it on the event loop (the worker runs it from its start). */
+		if (w->req->nowait && !w->tree->ipc &&
+		    vfs_export_may_block(w->tree->export->vex)) {
+			w->deferred = true;
+			return false;
+		}
 	}
 	/* §3.3.5.2.7.2: a related command on a file after a failed CREATE
 	 * fails with its status. Windows (smbtorture compound.related6)

@@ -62,6 +62,7 @@ struct vfs_bh {
 #define VFS_CAP_FILE_RANGE 0x1 /* READ payloads as file ranges (sendfile) */
 #define VFS_CAP_DIRECT 0x2     /* io=direct / auto's O_DIRECT */
 #define VFS_CAP_CLONE 0x4      /* vfs_clone_range may succeed */
+#define VFS_CAP_REMOTE 0x8     /* calls may wait on a network (a cluster) */
 
 struct vfs_backend;
 

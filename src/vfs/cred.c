@@ -21,6 +21,8 @@ struct cred_cache {
 };
 
 static _Thread_local struct cred_cache tl_cred;
+/* Inside vfs_root_enter(): the thread acts as root (uid 0, no groups). */
+static _Thread_local bool tl_root;
 
 static int set_fsuid(uid_t uid)
 {
@@ -111,6 +113,8 @@ void vfs_root_enter(struct vfs_root_save *s)
 
 	s->switched = cur != 0;
 	s->fsuid = cur;
+	s->was_root = tl_root;
+	tl_root = true;
 	if (s->switched)
 		syscall(SYS_setfsuid, (uid_t)0);
 }
@@ -120,4 +124,26 @@ void vfs_root_leave(const struct vfs_root_save *s)
 {
 	if (s->switched)
 		syscall(SYS_setfsuid, s->fsuid);
+	tl_root = s->was_root;
+}
+
+bool vfs_cred_current(struct vfs_cred *out)
+{
+	const struct cred_cache *t = &tl_cred;
+
+	memset(out, 0, sizeof(*out));
+	if (tl_root)
+		return true;
+	if (!t->valid) {
+		/* Never set on this thread (the server's own threads): the
+		 * process's identity. */
+		out->uid = (uid_t)syscall(SYS_setfsuid, (uid_t)-1);
+		out->gid = (gid_t)syscall(SYS_setfsgid, (gid_t)-1);
+		return out->uid == 0;
+	}
+	out->uid = t->fsuid;
+	out->gid = t->fsgid;
+	out->ngroups = t->ngroups;
+	memcpy(out->groups, t->groups, t->ngroups * sizeof(gid_t));
+	return out->uid == 0;
 }

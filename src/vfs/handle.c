@@ -39,6 +39,7 @@
 static uint8_t secret_key[16];
 static uint8_t hash_key[16]; /* cache/verifier hashing, never on the wire */
 static uint64_t write_verf;
+static uint8_t instance_id[16]; /* instance.id, else per process */
 static pthread_once_t secret_once = PTHREAD_ONCE_INIT;
 
 static int fill_random(void *buf, size_t len)
@@ -67,7 +68,8 @@ static void secret_boot(void)
 {
 	if (fill_random(secret_key, sizeof(secret_key)) < 0 ||
 	    fill_random(hash_key, sizeof(hash_key)) < 0 ||
-	    fill_random(&write_verf, sizeof(write_verf)) < 0) {
+	    fill_random(&write_verf, sizeof(write_verf)) < 0 ||
+	    fill_random(instance_id, sizeof(instance_id)) < 0) {
 		/* getrandom() cannot fail on a kernel with it; be loud. */
 		log_err("vfs: getrandom failed: %s", strerror(errno));
 		abort();
@@ -128,12 +130,13 @@ static int secret_load(const char *file, uint8_t key[16])
 	return ret;
 }
 
-static int secret_create(const char *dir, const char *file, uint8_t key[16])
+static int secret_create(const char *dir, const char *name, const char *file,
+			 uint8_t key[16])
 {
 	char tmp[PATH_MAX];
 	int fd, ret;
 
-	if (snprintf(tmp, sizeof(tmp), "%s/.handle.key.%d", dir,
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, name,
 		     (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	ret = fill_random(key, 16);
@@ -157,32 +160,54 @@ static int secret_create(const char *dir, const char *file, uint8_t key[16])
 	return ret;
 }
 
-int vfs_secret_init(const char *state_dir)
+/*
+ * The 16 random bytes of @name in @state_dir, created (0600, a
+ * concurrent creator's bytes winning) when absent. 0 or -errno (logged).
+ */
+static int state_bytes(const char *state_dir, const char *name,
+		       uint8_t key[16])
 {
 	char file[PATH_MAX];
+	int ret;
+
+	if (snprintf(file, sizeof(file), "%s/%s", state_dir, name) >=
+	    (int)sizeof(file))
+		return -ENAMETOOLONG;
+	ret = secret_load(file, key);
+	if (ret == -ENOENT) {
+		ret = secret_create(state_dir, name, file, key);
+		if (ret == -EEXIST)
+			ret = secret_load(file, key);
+	}
+	if (ret < 0)
+		log_err("vfs: cannot load or create %s: %s", file,
+			strerror(-ret));
+	return ret;
+}
+
+int vfs_secret_init(const char *state_dir)
+{
 	uint8_t key[16];
 	int ret;
 
 	pthread_once(&secret_once, secret_boot);
-	if (snprintf(file, sizeof(file), "%s/handle.key", state_dir) >=
-	    (int)sizeof(file))
-		return -ENAMETOOLONG;
 	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	ret = secret_load(file, key);
-	if (ret == -ENOENT) {
-		ret = secret_create(state_dir, file, key);
-		if (ret == -EEXIST)
-			ret = secret_load(file, key);
-	}
-	if (ret < 0) {
-		log_err("vfs: cannot load or create %s: %s", file,
-			strerror(-ret));
+	ret = state_bytes(state_dir, "handle.key", key);
+	if (ret < 0)
 		return ret;
-	}
 	memcpy(secret_key, key, sizeof(key));
 	memset(key, 0, sizeof(key));
-	return 0;
+	/* Not a secret: this server's name towards a cluster (the CephFS
+	 * backend's session uuid), the same across its restarts. */
+	ret = state_bytes(state_dir, "instance.id", instance_id);
+	return ret;
+}
+
+void vfs_instance_id(uint8_t out[16])
+{
+	pthread_once(&secret_once, secret_boot);
+	memcpy(out, instance_id, 16);
 }
 
 void vfs_secret_set(const uint8_t key[16])

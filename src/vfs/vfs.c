@@ -6,10 +6,15 @@
  * backends that want a C string, cross-export checks, the copy of a
  * read into a caller's buffer, ACCESS composed from single checks).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "core/req.h"
 #include "vfs/vfs_int.h"
 
@@ -27,6 +32,56 @@ int vfs_name_check(const char *name, size_t len, char *buf)
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	return 0;
+}
+
+bool vfs_name_is_dot(const char *n)
+{
+	return strcmp(n, ".") == 0 || strcmp(n, "..") == 0;
+}
+
+int vfs_name_for_change(struct vfs_obj *dir, const char *name, size_t len,
+			char *buf, int dot_err)
+{
+	int ret;
+
+	if (dir->type != VFS_DIR)
+		return -ENOTDIR;
+	ret = vfs_name_check(name, len, buf);
+	if (ret < 0)
+		return ret;
+	if (vfs_name_is_dot(buf))
+		return dot_err;
+	return 0;
+}
+
+int vfs_apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa)
+{
+	struct vfs_sattr rest;
+	struct vfs_attr a;
+	int ret;
+
+	if (sa == NULL)
+		return 0;
+	rest = *sa;
+	rest.set_mode = false;
+	ret = vfs_getattr(o, &a);
+	if (ret < 0)
+		return ret;
+	if (rest.set_uid && rest.uid == a.uid)
+		rest.set_uid = false;
+	if (rest.set_gid && rest.gid == a.gid)
+		rest.set_gid = false;
+	if (rest.set_size && rest.size == a.size)
+		rest.set_size = false;
+	return vfs_setattr(o, &rest);
+}
+
+uint32_t vfs_verf_word(const uint8_t *p)
+{
+	/* Bit 31 cleared as knfsd does: 32-bit signed on-disk times. */
+	return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | p[3]) &
+	       0x7fffffff;
 }
 
 int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
@@ -64,6 +119,68 @@ int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
 	}
 	*granted = g & want;
 	return 0;
+}
+
+#ifdef NASD_HAVE_CEPH
+typedef int (*ceph_open_fn)(const char *name,
+			    const struct vfs_ceph_spec *spec, uint32_t id,
+			    struct vfs_export **out);
+static pthread_once_t ceph_once = PTHREAD_ONCE_INIT;
+static ceph_open_fn ceph_open;
+
+/* The CephFS backend module: beside the server's binary (a build tree,
+ * or a relocated install), else where it was installed. Never unloaded
+ * (its table outlives every export). */
+static void ceph_load(void)
+{
+	char exe[VFS_PATH_MAX], path[VFS_PATH_MAX + 32];
+	const char *dirs[2] = {NULL, NASD_CEPH_MODULE_DIR};
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	void *h = NULL;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			dirs[0] = exe;
+		}
+	}
+	for (int i = 0; i < 2 && !h; i++) {
+		if (!dirs[i])
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/nasd-ceph.so", dirs[i]);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	}
+	if (!h) {
+		log_err("vfs: cannot load the CephFS backend module: %s",
+			dlerror());
+		return;
+	}
+	ceph_open = (ceph_open_fn)(uintptr_t)dlsym(h, "nasd_ceph_export_open");
+	if (!ceph_open)
+		log_err("vfs: %s: no nasd_ceph_export_open", path);
+}
+#endif
+
+int vfs_export_open_ceph(const char *name, const struct vfs_ceph_spec *spec,
+			 uint32_t id, struct vfs_export **out)
+{
+#ifdef NASD_HAVE_CEPH
+	pthread_once(&ceph_once, ceph_load);
+	if (ceph_open)
+		return ceph_open(name, spec, id, out);
+#else
+	(void)name, (void)spec, (void)id, (void)out;
+	log_err("vfs: %s: nasd was built without libcephfs", name);
+#endif
+	return -EOPNOTSUPP;
+}
+
+bool vfs_export_may_block(const struct vfs_export *ex)
+{
+	return ex->be->caps & VFS_CAP_REMOTE;
 }
 
 /* ---------------------------------------------------------- attributes */

@@ -112,6 +112,31 @@ int vfs_export_open(const char *path, uint32_t id, struct vfs_export **out);
 void vfs_export_close(struct vfs_export *ex);
 
 /*
+ * A CephFS export (the CephFS backend, vfs/ceph/, built when libcephfs
+ * is found): directory @subdir ("/" when NULL or empty) of filesystem
+ * @fs (the cluster's default when NULL or empty), reached with the
+ * cluster configuration @conf (libcephfs's default search when NULL or
+ * empty) as cephx client @id ("admin" when NULL or empty).
+ */
+struct vfs_ceph_spec {
+	const char *fs;
+	const char *subdir;
+	const char *conf;
+	const char *id;
+};
+
+/*
+ * vfs_export_open_ceph() - open a CephFS export with export id @id, shown
+ * as @name (vfs_export_path). One libcephfs mount per export; a session a
+ * previous run of this server left behind (same STATE_DIR/instance.id and
+ * export id) is reclaimed and reset first, so its caps and locks do not
+ * hold other clients off for a session timeout. Returns 0 and *@out, or
+ * -errno (-EOPNOTSUPP when nasd was built without libcephfs).
+ */
+int vfs_export_open_ceph(const char *name, const struct vfs_ceph_spec *spec,
+			 uint32_t id, struct vfs_export **out);
+
+/*
  * vfs_export_reuse() - open @ex once more (an export kept across a reload
  * of the export table): the caller owns one more open, given back with
  * vfs_export_close(). The root is not looked up again, so a path that was
@@ -195,6 +220,14 @@ bool vfs_auto_decide(const struct vfs_auto_reading *r, uint64_t budget,
 		     bool was, bool first);
 bool vfs_auto_buffered(size_t len);
 void vfs_auto_stats(struct vfs_auto_stats *out);
+
+/*
+ * vfs_export_may_block() - may any call on @ex's objects wait on a
+ * network (a cluster backend)? Then no protocol runs them on an event
+ * loop, not even the cheap ones (GETATTR, LOOKUP, ACCESS): a loop that
+ * waited on a metadata server would hold every connection it serves.
+ */
+bool vfs_export_may_block(const struct vfs_export *ex);
 
 /* vfs_export_set_io() - the data path of @ex from now on. */
 void vfs_export_set_io(struct vfs_export *ex, enum vfs_io io);

@@ -25,6 +25,9 @@ static inline bool vfs_ts_equal(const struct timespec *x,
 
 /* handle.c */
 uint64_t vfs_secret_hash(const void *msg, size_t len);
+/* vfs_instance_id() - this server's stable name (STATE_DIR/instance.id,
+ * 16 random bytes made once; per process before vfs_secret_init()). */
+void vfs_instance_id(uint8_t out[16]);
 
 /* obj.c */
 void vfs_global_init(void);
@@ -35,11 +38,19 @@ void vfs_export_put(struct vfs_export *ex);
 /* cred.c: run a block with root fs credentials, then restore. */
 struct vfs_root_save {
 	bool switched;
+	bool was_root;
 	uid_t fsuid;
 };
 void vfs_root_enter(struct vfs_root_save *s);
 void vfs_root_leave(const struct vfs_root_save *s);
 uid_t vfs_cred_fsuid(void);
+/*
+ * vfs_cred_current() - the identity the calling thread acts with, for
+ * backends that check permissions themselves (a cluster client): the
+ * last vfs_cred_set(), or root (uid 0, no groups) between
+ * vfs_root_enter() and vfs_root_leave(). Returns true for root.
+ */
+bool vfs_cred_current(struct vfs_cred *out);
 
 /*
  * vfs_name_check() - validate a wire name and copy it NUL-terminated
@@ -47,5 +58,26 @@ uid_t vfs_cred_fsuid(void);
  * -EINVAL, longer than VFS_NAME_MAX -ENAMETOOLONG.
  */
 int vfs_name_check(const char *name, size_t len, char *buf);
+/* vfs_name_is_dot() - "." or "..". */
+bool vfs_name_is_dot(const char *n);
+/*
+ * vfs_name_for_change() - a name to create or remove in @dir: checked as
+ * vfs_name_check() does, "." and ".." giving @dot_err; -ENOTDIR when
+ * @dir is none.
+ */
+int vfs_name_for_change(struct vfs_obj *dir, const char *name, size_t len,
+			char *buf, int dot_err);
+/*
+ * vfs_apply_new_attrs() - apply a create's attributes other than the
+ * mode (given at creation): owner if it differs, size if not what it
+ * is, times. 0 or -errno.
+ */
+int vfs_apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa);
+/*
+ * vfs_verf_word() - one half of an EXCLUSIVE create's verifier as the
+ * seconds of a time it is kept in (bit 31 cleared as knfsd does: 32-bit
+ * signed on-disk times).
+ */
+uint32_t vfs_verf_word(const uint8_t *p);
 
 #endif

@@ -68,7 +68,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 if [ ! -f "$BUILD/build.ninja" ]; then
-	CC=clang meson setup "$BUILD" -Dfuzz=true \
+	CC=clang meson setup "$BUILD" -Dfuzz=true -Dceph=disabled \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null ||
 		{ echo "fuzz: meson setup $BUILD failed"; exit 1; }
 fi

@@ -458,6 +458,69 @@ static void test_parse_spec_export_wide(void **state)
 	export_table_free(t);
 }
 
+/*
+ * ceph=FSNAME[:/DIR], ceph_conf=, ceph_id=: export-wide, in a spec whose
+ * values hold ':' and '/' (the path still ends at the right ':'), and in
+ * a file; bad values refused.
+ */
+static void test_parse_ceph(void **state)
+{
+	struct export_table *t = export_table_new();
+	const struct export *e;
+	char err[512];
+
+	assert_non_null(t);
+	assert_int_equal(export_parse_spec(t,
+					   "/cephx:rw,ceph=cephfs:/a/b/,"
+					   "ceph_conf=/etc/ceph/c.conf,"
+					   "ceph_id=nasd",
+					   err, sizeof(err)),
+			 0);
+	assert_int_equal(export_parse_spec(t, "/x:y:ceph=fs2", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(export_parse_spec(t, "/c1:ceph=a/b:/d", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "bad ceph filesystem name"));
+	assert_int_equal(export_parse_spec(t, "/c2:ceph=fs:rel/x", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "bad ceph directory"));
+	assert_int_equal(export_parse_spec(t, "/c3:ceph=fs:/../x", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(export_parse_spec(t, "/c4:ceph_conf=rel.conf", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(export_parse_spec(t, "/c5:ceph=fs,ceph=gs", err,
+					   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "conflicting ceph values"));
+	assert_int_equal(t->nexports, 2);
+	e = &t->exports[0];
+	assert_string_equal(e->path, "/cephx");
+	assert_true(e->wide.ceph_where.ceph);
+	assert_string_equal(e->wide.ceph_where.ceph_fs, "cephfs");
+	assert_string_equal(e->wide.ceph_where.ceph_dir, "/a/b");
+	assert_string_equal(e->wide.ceph_conf, "/etc/ceph/c.conf");
+	assert_string_equal(e->wide.ceph_id, "nasd");
+	assert_true(e->clients[0].opts.rw);
+	e = &t->exports[1];
+	assert_string_equal(e->path, "/x:y");
+	assert_string_equal(e->wide.ceph_where.ceph_fs, "fs2");
+	assert_string_equal(e->wide.ceph_where.ceph_dir, "/");
+	assert_string_equal(e->wide.ceph_conf, "");
+	export_table_free(t);
+
+	t = parse_ok("/cf 10.0.0.0/8(rw,ceph=:/sub) *(ro)\n/local *(rw)\n");
+	assert_true(t->exports[0].wide.ceph_where.ceph);
+	assert_string_equal(t->exports[0].wide.ceph_where.ceph_fs, "");
+	assert_string_equal(t->exports[0].wide.ceph_where.ceph_dir, "/sub");
+	assert_false(t->exports[1].wide.ceph_where.ceph);
+	export_table_free(t);
+}
+
 /* smb=NAME: an export-wide option, validated, unique ignoring case. */
 static void test_parse_smb_share(void **state)
 {
@@ -624,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_export_wide_vfs_io),
 		cmocka_unit_test(test_parse_spec_export_wide),
 		cmocka_unit_test(test_parse_smb_share),
+		cmocka_unit_test(test_parse_ceph),
 		cmocka_unit_test(test_map_cred),
 		cmocka_unit_test(test_live_table),
 		cmocka_unit_test(test_reload_fail_keeps_io),

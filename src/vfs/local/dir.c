@@ -15,30 +15,6 @@
 
 #include "vfs/local/local.h"
 
-static bool name_is_dot(const char *n)
-{
-	return strcmp(n, ".") == 0 || strcmp(n, "..") == 0;
-}
-
-/*
- * A name to create or remove in @dir: a valid name other than "." and
- * "..", which give @dot_err.
- */
-static int name_for_change(struct vfs_obj *dir, const char *name, size_t len,
-			   char *buf, int dot_err)
-{
-	int ret;
-
-	if (dir->type != VFS_DIR)
-		return -ENOTDIR;
-	ret = vfs_name_check(name, len, buf);
-	if (ret < 0)
-		return ret;
-	if (name_is_dot(buf))
-		return dot_err;
-	return 0;
-}
-
 /*
  * A parent reached by ".." must lie inside the export: a directory moved
  * out of the export keeps a working handle (as with knfsd's
@@ -99,7 +75,7 @@ int local_lookup(struct vfs_obj *dir, const char *name, size_t len,
 	if (ret < 0)
 		return ret;
 
-	if (name_is_dot(buf) && (buf[1] == '\0' || dir->is_root)) {
+	if (vfs_name_is_dot(buf) && (buf[1] == '\0' || dir->is_root)) {
 		/* "." and the root's "..": the directory itself. */
 		ret = vfs_check_access(dir, X_OK);
 		if (ret < 0)
@@ -170,32 +146,6 @@ static int lookup_new(struct vfs_obj *dir, const char *name,
 }
 
 /*
- * Apply a create's attributes other than the mode (already given to the
- * kernel at creation): owner if it differs, size if not 0, times.
- */
-static int apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa)
-{
-	struct vfs_sattr rest;
-	struct vfs_attr a;
-	int ret;
-
-	if (sa == NULL)
-		return 0;
-	rest = *sa;
-	rest.set_mode = false;
-	ret = vfs_getattr(o, &a);
-	if (ret < 0)
-		return ret;
-	if (rest.set_uid && rest.uid == a.uid)
-		rest.set_uid = false;
-	if (rest.set_gid && rest.gid == a.gid)
-		rest.set_gid = false;
-	if (rest.set_size && rest.size == a.size)
-		rest.set_size = false;
-	return vfs_setattr(o, &rest);
-}
-
-/*
  * The entry just made as @name in @dir, with the rest of its attributes
  * applied: a new reference in *@out, or -errno.
  */
@@ -209,21 +159,13 @@ static int finish_new(struct vfs_obj *dir, const char *name,
 	ret = lookup_new(dir, name, type, &o);
 	if (ret < 0)
 		return ret;
-	ret = apply_new_attrs(o, sa);
+	ret = vfs_apply_new_attrs(o, sa);
 	if (ret < 0) {
 		vfs_obj_put(o);
 		return ret;
 	}
 	*out = o;
 	return 0;
-}
-
-static uint32_t verf_word(const uint8_t *p)
-{
-	/* Bit 31 cleared as knfsd does: 32-bit signed on-disk times. */
-	return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		(uint32_t)p[2] << 8 | p[3]) &
-	       0x7fffffff;
 }
 
 /* EXCLUSIVE create hit an existing file: is it ours (same verifier)? */
@@ -242,8 +184,8 @@ static int create_excl_existing(struct vfs_obj *dir, const char *name,
 		vfs_obj_put(o);
 		return ret;
 	}
-	if ((uint64_t)st.st_atim.tv_sec != verf_word(verf) ||
-	    (uint64_t)st.st_mtim.tv_sec != verf_word(verf + 4)) {
+	if ((uint64_t)st.st_atim.tv_sec != vfs_verf_word(verf) ||
+	    (uint64_t)st.st_mtim.tv_sec != vfs_verf_word(verf + 4)) {
 		vfs_obj_put(o);
 		return -EEXIST;
 	}
@@ -260,7 +202,7 @@ int local_create(struct vfs_obj *dir, const char *name, size_t len,
 	mode_t mode;
 	int ret, fd;
 
-	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
 	if (how == VFS_CREATE_EXCLUSIVE && verf == NULL)
@@ -306,8 +248,8 @@ int local_create(struct vfs_obj *dir, const char *name, size_t len,
 
 	if (how == VFS_CREATE_EXCLUSIVE) {
 		struct timespec ts[2] = {
-			{.tv_sec = verf_word(verf)},
-			{.tv_sec = verf_word(verf + 4)},
+			{.tv_sec = vfs_verf_word(verf)},
+			{.tv_sec = vfs_verf_word(verf + 4)},
 		};
 
 		if (futimens(fd, ts) < 0) {
@@ -320,7 +262,7 @@ int local_create(struct vfs_obj *dir, const char *name, size_t len,
 		goto out_close;
 	close(fd);
 	if (how != VFS_CREATE_EXCLUSIVE) {
-		ret = apply_new_attrs(o, sa);
+		ret = vfs_apply_new_attrs(o, sa);
 		if (ret < 0) {
 			vfs_obj_put(o);
 			return ret;
@@ -341,7 +283,7 @@ int local_mkdir(struct vfs_obj *dir, const char *name, size_t len,
 	mode_t mode;
 	int ret;
 
-	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
 	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0755;
@@ -358,7 +300,7 @@ int local_symlink(struct vfs_obj *dir, const char *name, size_t len,
 	char *tbuf;
 	int ret;
 
-	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
 	if (tlen == 0)
@@ -388,7 +330,7 @@ int local_mknod(struct vfs_obj *dir, const char *name, size_t len,
 	dev_t dev = 0;
 	int ret;
 
-	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
 	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0644;
@@ -441,7 +383,7 @@ static int remove_common(struct vfs_obj *dir, const char *name, size_t len,
 	bool have_kh;
 	int ret;
 
-	ret = name_for_change(dir, name, len, buf, -EINVAL);
+	ret = vfs_name_for_change(dir, name, len, buf, -EINVAL);
 	if (ret < 0)
 		return ret;
 	have_kh = name_kh(dir, buf, &kh);
@@ -471,10 +413,10 @@ int local_rename(struct vfs_obj *fdir, const char *fname, size_t flen,
 	bool have_kh;
 	int ret;
 
-	ret = name_for_change(fdir, fname, flen, fbuf, -EINVAL);
+	ret = vfs_name_for_change(fdir, fname, flen, fbuf, -EINVAL);
 	if (ret < 0)
 		return ret;
-	ret = name_for_change(tdir, tname, tlen, tbuf, -EINVAL);
+	ret = vfs_name_for_change(tdir, tname, tlen, tbuf, -EINVAL);
 	if (ret < 0)
 		return ret;
 	have_kh = name_kh(tdir, tbuf, &kh);
@@ -494,7 +436,7 @@ int local_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
 
 	if (o->type == VFS_DIR)
 		return -EPERM;
-	ret = name_for_change(dir, name, len, buf, -EEXIST);
+	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
 	/*
