@@ -86,10 +86,18 @@ static: deps
 	tests/static/run.sh
 
 # nasd and NFS-Ganesha side by side with nasd-bench (bench/compare.sh;
-# installs nfs-ganesha if missing; results in docs/PERFORMANCE.md's form).
+# installs nfs-ganesha if missing; results in docs/PERFORMANCE.md's form),
+# then nasd's CephFS backend against Ganesha's FSAL_CEPH on a one-node
+# Ceph (bench/compare_ceph.sh; installs nfs-ganesha-ceph if missing).
 .PHONY: bench
 bench: build
 	bench/compare.sh --build $(BUILD)
+	bench/compare_ceph.sh --build $(BUILD)
+
+# The CephFS backend against Ganesha's FSAL_CEPH on a one-node Ceph alone.
+.PHONY: bench-ceph
+bench-ceph: build
+	bench/compare_ceph.sh --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

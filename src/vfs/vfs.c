@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,6 +135,10 @@ static void ceph_load(void)
 	char exe[VFS_PATH_MAX], path[VFS_PATH_MAX + 32];
 	const char *dirs[2] = {NULL, NASD_CEPH_MODULE_DIR};
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	union {
+		void *p;
+		ceph_open_fn f;
+	} sym;
 	char *slash;
 	void *h = NULL;
 
@@ -158,7 +161,9 @@ static void ceph_load(void)
 			dlerror());
 		return;
 	}
-	ceph_open = (ceph_open_fn)(uintptr_t)dlsym(h, "nasd_ceph_export_open");
+	/* POSIX dlsym gives a function as a void *: read it back as one */
+	sym.p = dlsym(h, "nasd_ceph_export_open");
+	ceph_open = sym.f;
 	if (!ceph_open)
 		log_err("vfs: %s: no nasd_ceph_export_open", path);
 }

@@ -107,8 +107,9 @@ void cfs_attr_of(const struct vfs_obj *o, const struct ceph_statx *x,
 	a->ctime = x->stx_ctime;
 	/* The inode's version moves with every change the MDS records;
 	 * the ctime joins it so that a change made under caps this client
-	 * holds (and not yet reported) shows too. */
-	a->change = x->stx_version ^
+	 * holds (and not yet reported) shows too. A sum of two counters
+	 * that only grow grows whenever either does. */
+	a->change = x->stx_version +
 		    ((uint64_t)x->stx_ctime.tv_sec * 1000000000ULL +
 		     (uint64_t)x->stx_ctime.tv_nsec);
 }
