@@ -198,5 +198,5 @@ for rep in $(seq 1 "$REPS"); do
 		done
 	done
 done
-# the table (summarize.py's targets are the local-export issues')
+# the table (summarize.py's targets are those of the local exports)
 python3 "$TOP/bench/summarize.py" "$RESULTS" | sed '/^Targets/,$d'

@@ -6,11 +6,15 @@
  * backends that want a C string, cross-export checks, the copy of a
  * read into a caller's buffer, ACCESS composed from single checks).
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -73,6 +77,82 @@ int vfs_apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa)
 	if (rest.set_size && rest.size == a.size)
 		rest.set_size = false;
 	return vfs_setattr(o, &rest);
+}
+
+enum vfs_ftype vfs_ftype_of_mode(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return VFS_DIR;
+	case S_IFBLK:
+		return VFS_BLK;
+	case S_IFCHR:
+		return VFS_CHR;
+	case S_IFLNK:
+		return VFS_LNK;
+	case S_IFSOCK:
+		return VFS_SOCK;
+	case S_IFIFO:
+		return VFS_FIFO;
+	default:
+		return VFS_REG;
+	}
+}
+
+bool vfs_ftype_of_dtype(unsigned char t, enum vfs_ftype *type)
+{
+	static const enum vfs_ftype of[] = {
+		[DT_REG] = VFS_REG,  [DT_DIR] = VFS_DIR,   [DT_LNK] = VFS_LNK,
+		[DT_CHR] = VFS_CHR,  [DT_BLK] = VFS_BLK,   [DT_FIFO] = VFS_FIFO,
+		[DT_SOCK] = VFS_SOCK,
+	};
+
+	if (t >= sizeof(of) / sizeof(of[0]) || !of[t])
+		return false;
+	*type = of[t];
+	return true;
+}
+
+int vfs_mknod_mode(enum vfs_ftype type, uint32_t major, uint32_t minor,
+		   const struct vfs_sattr *sa, mode_t *mode, dev_t *dev)
+{
+	*mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0644;
+	*dev = 0;
+	switch (type) {
+	case VFS_CHR:
+		*mode |= S_IFCHR;
+		*dev = makedev(major, minor);
+		return 0;
+	case VFS_BLK:
+		*mode |= S_IFBLK;
+		*dev = makedev(major, minor);
+		return 0;
+	case VFS_FIFO:
+		*mode |= S_IFIFO;
+		return 0;
+	case VFS_SOCK:
+		*mode |= S_IFSOCK;
+		return 0;
+	default:
+		return -EBADTYPE;
+	}
+}
+
+int vfs_symlink_target(const char *target, size_t tlen, char **out)
+{
+	*out = NULL;
+	if (tlen == 0)
+		return -ENOENT;
+	if (tlen >= VFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(target, '\0', tlen) != NULL)
+		return -EINVAL;
+	*out = malloc(tlen + 1);
+	if (*out == NULL)
+		return -ENOMEM;
+	memcpy(*out, target, tlen);
+	(*out)[tlen] = '\0';
+	return 0;
 }
 
 uint32_t vfs_verf_word(const uint8_t *p)

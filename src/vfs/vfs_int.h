@@ -79,5 +79,19 @@ int vfs_apply_new_attrs(struct vfs_obj *o, const struct vfs_sattr *sa);
  * signed on-disk times).
  */
 uint32_t vfs_verf_word(const uint8_t *p);
+/* vfs_ftype_of_mode() - the vfs file type of a stat mode's S_IFMT bits. */
+enum vfs_ftype vfs_ftype_of_mode(uint32_t mode);
+/* vfs_ftype_of_dtype() - the type of a directory entry's d_type into
+ * *@type; false for DT_UNKNOWN (or anything else unknown). */
+bool vfs_ftype_of_dtype(unsigned char t, enum vfs_ftype *type);
+/* vfs_mknod_mode() - a MKNOD's mode and device number: @sa's mode (0644
+ * by default) and @type's S_IF bits; -EBADTYPE for a type it cannot
+ * make. */
+int vfs_mknod_mode(enum vfs_ftype type, uint32_t major, uint32_t minor,
+		   const struct vfs_sattr *sa, mode_t *mode, dev_t *dev);
+/* vfs_symlink_target() - a SYMLINK's target checked (not empty, shorter
+ * than VFS_PATH_MAX, no NUL) and NUL-terminated in a new *@out the
+ * caller frees. 0 or -errno. */
+int vfs_symlink_target(const char *target, size_t tlen, char **out);
 
 #endif

@@ -220,17 +220,9 @@ int cfs_symlink(struct vfs_obj *dir, const char *name, size_t len,
 	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
-	if (tlen == 0)
-		return -ENOENT;
-	if (tlen >= VFS_PATH_MAX)
-		return -ENAMETOOLONG;
-	if (memchr(target, '\0', tlen) != NULL)
-		return -EINVAL;
-	tbuf = malloc(tlen + 1);
-	if (tbuf == NULL)
-		return -ENOMEM;
-	memcpy(tbuf, target, tlen);
-	tbuf[tlen] = '\0';
+	ret = vfs_symlink_target(target, tlen, &tbuf);
+	if (ret < 0)
+		return ret;
 	ret = ceph_ll_symlink(CM(dir), CO(dir)->in, buf, tbuf, &in, &x,
 			      CEPH_WANT, 0, perm);
 	free(tbuf);
@@ -247,32 +239,16 @@ int cfs_mknod(struct vfs_obj *dir, const char *name, size_t len,
 	struct ceph_statx x;
 	struct Inode *in;
 	mode_t mode;
-	dev_t dev = 0;
+	dev_t dev;
 	int ret;
 	PERMS(dir->ex, perm);
 
 	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
-	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0644;
-	switch (type) {
-	case VFS_CHR:
-		mode |= S_IFCHR;
-		dev = makedev(major, minor);
-		break;
-	case VFS_BLK:
-		mode |= S_IFBLK;
-		dev = makedev(major, minor);
-		break;
-	case VFS_FIFO:
-		mode |= S_IFIFO;
-		break;
-	case VFS_SOCK:
-		mode |= S_IFSOCK;
-		break;
-	default:
-		return -EBADTYPE;
-	}
+	ret = vfs_mknod_mode(type, major, minor, sa, &mode, &dev);
+	if (ret < 0)
+		return ret;
 	ret = ceph_ll_mknod(CM(dir), CO(dir)->in, buf, mode, dev, &in, &x,
 			    CEPH_WANT, 0, perm);
 	if (ret < 0)
@@ -369,26 +345,6 @@ int cfs_link(struct vfs_obj *o, struct vfs_obj *dir, const char *name,
 	return ceph_ll_link(CM(dir), CO(o)->in, CO(dir)->in, buf, perm);
 }
 
-static enum vfs_ftype ftype_of_dtype(unsigned char t)
-{
-	switch (t) {
-	case DT_DIR:
-		return VFS_DIR;
-	case DT_LNK:
-		return VFS_LNK;
-	case DT_CHR:
-		return VFS_CHR;
-	case DT_BLK:
-		return VFS_BLK;
-	case DT_FIFO:
-		return VFS_FIFO;
-	case DT_SOCK:
-		return VFS_SOCK;
-	default:
-		return VFS_REG;
-	}
-}
-
 int cfs_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
 		 void *ctx, bool *eof)
 {
@@ -419,7 +375,8 @@ int cfs_readdir(struct vfs_obj *dir, uint64_t cookie, vfs_readdir_cb emit,
 		de.namelen = strnlen(d.d_name, sizeof(d.d_name));
 		de.fileid = d.d_ino;
 		de.cookie = (uint64_t)d.d_off;
-		de.type = ftype_of_dtype(d.d_type);
+		if (!vfs_ftype_of_dtype(d.d_type, &de.type))
+			de.type = VFS_REG; /* CephFS always gives it */
 		/* The root's ".." stays inside the export: the root itself. */
 		if (dir->is_root && strcmp(d.d_name, "..") == 0)
 			de.fileid = CO(dir)->ino;

@@ -67,31 +67,11 @@ const UserPerm *cfs_root_perms(struct vfs_export *ex)
 
 /* ---------------------------------------------------------- attributes */
 
-static enum vfs_ftype ftype_of(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return VFS_DIR;
-	case S_IFBLK:
-		return VFS_BLK;
-	case S_IFCHR:
-		return VFS_CHR;
-	case S_IFLNK:
-		return VFS_LNK;
-	case S_IFSOCK:
-		return VFS_SOCK;
-	case S_IFIFO:
-		return VFS_FIFO;
-	default:
-		return VFS_REG;
-	}
-}
-
 void cfs_attr_of(const struct vfs_obj *o, const struct ceph_statx *x,
 		  struct vfs_attr *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->type = ftype_of(x->stx_mode);
+	a->type = vfs_ftype_of_mode(x->stx_mode);
 	a->mode = x->stx_mode & 07777;
 	a->nlink = x->stx_nlink;
 	a->uid = x->stx_uid;
@@ -326,7 +306,7 @@ int cfs_obj_adopt(struct vfs_export *ex, struct Inode *in,
 		ceph_ll_put(CX(ex)->cm, in);
 		return 0;
 	}
-	n = vfs_obj_new(ex, &bh, ftype_of(x->stx_mode));
+	n = vfs_obj_new(ex, &bh, vfs_ftype_of_mode(x->stx_mode));
 	if (!n) {
 		ceph_ll_put(CX(ex)->cm, in);
 		return -ENOMEM;

@@ -17,27 +17,6 @@
 
 #include "vfs/local/local.h"
 
-/* vfs_ftype_of_mode() - the vfs file type of a stat st_mode. */
-enum vfs_ftype vfs_ftype_of_mode(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return VFS_DIR;
-	case S_IFBLK:
-		return VFS_BLK;
-	case S_IFCHR:
-		return VFS_CHR;
-	case S_IFLNK:
-		return VFS_LNK;
-	case S_IFSOCK:
-		return VFS_SOCK;
-	case S_IFIFO:
-		return VFS_FIFO;
-	default:
-		return VFS_REG;
-	}
-}
-
 /* vfs_proc_path() - "/proc/self/fd/N" for @fd, to reach an O_PATH file. */
 void vfs_proc_path(char *buf, size_t size, int fd)
 {

@@ -303,17 +303,9 @@ int local_symlink(struct vfs_obj *dir, const char *name, size_t len,
 	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
-	if (tlen == 0)
-		return -ENOENT;
-	if (tlen >= VFS_PATH_MAX)
-		return -ENAMETOOLONG;
-	if (memchr(target, '\0', tlen) != NULL)
-		return -EINVAL;
-	tbuf = malloc(tlen + 1);
-	if (tbuf == NULL)
-		return -ENOMEM;
-	memcpy(tbuf, target, tlen);
-	tbuf[tlen] = '\0';
+	ret = vfs_symlink_target(target, tlen, &tbuf);
+	if (ret < 0)
+		return ret;
 	ret = symlinkat(tbuf, LO(dir)->fd, buf) < 0 ? -errno : 0;
 	free(tbuf);
 	if (ret < 0)
@@ -327,31 +319,15 @@ int local_mknod(struct vfs_obj *dir, const char *name, size_t len,
 {
 	char buf[VFS_NAME_MAX + 1];
 	mode_t mode;
-	dev_t dev = 0;
+	dev_t dev;
 	int ret;
 
 	ret = vfs_name_for_change(dir, name, len, buf, -EEXIST);
 	if (ret < 0)
 		return ret;
-	mode = sa != NULL && sa->set_mode ? sa->mode & 07777 : 0644;
-	switch (type) {
-	case VFS_CHR:
-		mode |= S_IFCHR;
-		dev = makedev(major, minor);
-		break;
-	case VFS_BLK:
-		mode |= S_IFBLK;
-		dev = makedev(major, minor);
-		break;
-	case VFS_FIFO:
-		mode |= S_IFIFO;
-		break;
-	case VFS_SOCK:
-		mode |= S_IFSOCK;
-		break;
-	default:
-		return -EBADTYPE;
-	}
+	ret = vfs_mknod_mode(type, major, minor, sa, &mode, &dev);
+	if (ret < 0)
+		return ret;
 	if (mknodat(LO(dir)->fd, buf, mode, dev) < 0)
 		return -errno;
 	return finish_new(dir, buf, type, sa, out);

@@ -94,7 +94,6 @@ void local_obj_free(struct vfs_obj *o);
 bool local_obj_unlinked(struct vfs_obj *o);
 
 /* attr.c */
-enum vfs_ftype vfs_ftype_of_mode(mode_t mode);
 int vfs_check_access(struct vfs_obj *o, int mode);
 int vfs_check_data(struct vfs_obj *o, bool write);
 /* vfs_attr_from_stat() - @st of object @o as vfs attributes. */

@@ -16,31 +16,18 @@
 
 #define READDIR_BUF 32768
 
+/* An entry's type: from d_type, else (DT_UNKNOWN) from the inode. */
 static enum vfs_ftype ftype_of_dtype(int dirfd, const char *name,
 				     unsigned char t)
 {
+	enum vfs_ftype type;
 	struct stat st;
 
-	switch (t) {
-	case DT_REG:
-		return VFS_REG;
-	case DT_DIR:
-		return VFS_DIR;
-	case DT_LNK:
-		return VFS_LNK;
-	case DT_CHR:
-		return VFS_CHR;
-	case DT_BLK:
-		return VFS_BLK;
-	case DT_FIFO:
-		return VFS_FIFO;
-	case DT_SOCK:
-		return VFS_SOCK;
-	default:
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			return vfs_ftype_of_mode(st.st_mode);
-		return VFS_REG;
-	}
+	if (vfs_ftype_of_dtype(t, &type))
+		return type;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return vfs_ftype_of_mode(st.st_mode);
+	return VFS_REG;
 }
 
 /* The directory opened for reading, as root after the caller's check. */
