@@ -123,6 +123,9 @@ static struct state_file *file_lookup(struct vfs_obj *obj, const char *stream,
 	state_link_init(&nf->grants);
 	nf->obj = obj;
 	nf->refs = 1;
+	/* named streams (SMB) are nasd's own: their locks stay here */
+	nf->remote = !stream && vfs_locks_shared(obj);
+	nf->elsewhere = vfs_obj_changed_elsewhere(obj);
 	pthread_mutex_lock(&s->lock);
 	f = bucket_find(*b, obj, stream);
 	if (f) {

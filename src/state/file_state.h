@@ -268,7 +268,11 @@ bool state_delete_check_needed(void);
 
 /* ---- byte-range locks ---------------------------------------------------- */
 
-/* A lock as reported to a conflict reporter. */
+/*
+ * A lock as reported to a conflict reporter. A lock held through another
+ * server (a backend that shares locks between servers, vfs_lock_set) has
+ * no holder here: @holder is all zeroes.
+ */
 struct state_lock_info {
 	struct state_holder holder;
 	struct state_range range;
@@ -293,9 +297,12 @@ typedef void (*state_conflict_fn)(void *arg, const struct state_lock_info *l);
  * several times; an exclusive lock may not overlap any of @h's own.
  * Lock-vs-lock conflicts hold across flavors: another holder's lock over
  * @r conflicts when either lock is exclusive.
+ * On a file whose backend shares locks with other servers
+ * (vfs_locks_shared), the lock is mirrored there, and another server's
+ * lock conflicts as well (file comment of lock.c).
  * Returns 0; -EAGAIN on a conflict (reported through @cb when not NULL);
  * -EINPROGRESS when only lapsed holders' locks conflict (state_set_lapsed,
- * not reported);
+ * not reported) or the backend that shares locks failed (ask again);
  * -ENOSPC at STATE_MAX_RANGES; -ENOMEM; -EINVAL (bad holder, empty POSIX
  * range). On failure @f is unchanged.
  */
@@ -461,8 +468,9 @@ struct state_grant_waiter {
  * (STATE_GRANT_*), broken through @ops (@arg is the holder's, see
  * state_grant_arg), with @key for leases and delegations (NULL for
  * oplocks). A break not acknowledged within @timeout_ms times out.
- * Returns the grant, or NULL without memory or while a break of another
- * grant on @f is in progress (grant nothing then).
+ * Returns the grant, or NULL without memory, while a break of another
+ * grant on @f is in progress, or on a file that others change unseen
+ * (vfs_obj_changed_elsewhere) (grant nothing then).
  */
 struct state_grant *state_grant_add(struct state_file *f,
 				    const struct state_holder *h,
@@ -475,7 +483,9 @@ struct state_grant *state_grant_add(struct state_file *f,
  * state_grant_may() - the highest of @want that a new grant of @kind for
  * @h (key @key) may get on @f now: W only when no other holder has a
  * share with access or a grant, H with W, R only when no other holder
- * writes... (grant.c). 0 while a break is in progress on @f.
+ * writes... (grant.c). 0 while a break is in progress on @f, and always
+ * on a file that others change unseen (vfs_obj_changed_elsewhere: a
+ * cluster's other gateways would break nothing).
  */
 uint32_t state_grant_may(struct state_file *f, const struct state_holder *h,
 			 enum state_grant_kind kind, const void *key,

@@ -94,6 +94,14 @@ struct state_file {
 	struct state_link locks;       /* struct state_lock, by start */
 	uint32_t nlocks;
 	uint32_t nwin;                 /* Windows locks among them */
+	/* Locks mirrored to a backend that other servers share (lock.c):
+	 * @remote is immutable, @remote_used says the backend keeps
+	 * something for this file until the last lock goes. */
+	bool remote;
+	bool remote_used;
+	/* Others may change the file unseen (vfs_obj_changed_elsewhere):
+	 * no caching grant. Immutable. */
+	bool elsewhere;
 	/* Caching grants (grant.c): a grant is state like a share, it
 	 * keeps the entry. Waiters hold references of their own. */
 	struct state_link grants;      /* struct state_grant */

@@ -330,6 +330,9 @@ uint32_t state_grant_may(struct state_file *f, const struct state_holder *h,
 	bool others = false, other_writer = false;
 	uint32_t may = want & STATE_GRANT_MASK;
 
+	/* changed elsewhere: nothing would break it */
+	if (f->elsewhere)
+		return 0;
 	pthread_mutex_lock(&f->mu);
 	if (f->nbreaking) {
 		pthread_mutex_unlock(&f->mu);
@@ -398,7 +401,7 @@ struct state_grant *state_grant_add(struct state_file *f,
 	state_file_hold(f);
 	g->f = f;
 	pthread_mutex_lock(&f->mu);
-	if (f->nbreaking) {
+	if (f->nbreaking || f->elsewhere) {
 		pthread_mutex_unlock(&f->mu);
 		state_file_put(f);
 		free(g);

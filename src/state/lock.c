@@ -20,12 +20,31 @@
  * Every change is computed and allocated first, and the global range
  * bound is reserved first, so a failure (-ENOMEM, -ENOSPC) leaves the
  * list unchanged. Under the entry's mutex (file.c).
+ *
+ * Locks other servers see (vfs_locks_shared: CephFS, whose gateways share
+ * one namespace): this list stays the judge between nasd's own holders,
+ * and each holder's locks are mirrored to the backend under an owner
+ * number of its own, so that the backend answers for other servers'
+ * clients. A lock is set there before here (a conflict there leaves both
+ * unchanged) and given back there if it then fails here; an unlock
+ * changes here first, then the backend to what the holder still holds
+ * over the range. A Windows holder's stacked records are mirrored as
+ * their union, byte by byte (exclusive where any of them is); POSIX
+ * ranges are mirrored as they are, since the backend's owners have the
+ * same semantics. Zero-length ranges hold no byte and are not mirrored.
+ * The backend's calls may block: such exports are served on workers, and
+ * the entry's mutex is held across them so that both sides change in
+ * the same order. When the file's last lock goes, the backend lets go of
+ * what it kept for them (vfs_lock_release).
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/log.h"
 #include "state/file_state_int.h"
+#include "vfs/vfs.h"
 
 /* Windows-flavored tags (the rest are POSIX). */
 static const bool tag_windows[STATE_HOLDER_NTAGS] = {
@@ -318,6 +337,156 @@ static void remove_lock(struct state_file *f, struct state_lock *l)
 	free(l);
 }
 
+/* ---- mirroring to a backend other servers share (see the file comment) */
+
+/* @h's owner number in the backend: unique among live holders (user
+ * addresses stay below 2^56, tags are small); 0 is no holder's. */
+static uint64_t remote_owner(const struct state_holder *h)
+{
+	if (!h)
+		return 0;
+	return (uint64_t)(uintptr_t)h->id ^ ((uint64_t)h->tag << 56);
+}
+
+/*
+ * What @h holds of @f at byte @pos: VFS_LOCK_UNLOCK, _SHARED or _EXCL,
+ * the strongest of its records over @pos; *@run_end is the last byte up
+ * to @last over which that stays so.
+ */
+static enum vfs_lock_type held_run(struct state_file *f,
+				   const struct state_holder *h, uint64_t pos,
+				   uint64_t last, uint64_t *run_end)
+{
+	enum vfs_lock_type type = VFS_LOCK_UNLOCK;
+	struct state_link *n;
+	uint64_t end = last;
+
+	for (n = f->locks.next; n != &f->locks; n = n->next) {
+		const struct state_lock *l = lock_of(n);
+
+		if (l->range.empty || !holder_eq(&l->holder, h))
+			continue;
+		if (l->range.start > pos) {
+			/* sorted by start: later ones start later still */
+			if (l->range.start - 1 < end)
+				end = l->range.start - 1;
+			break;
+		}
+		if (l->range.end < pos)
+			continue;
+		if (l->range.end < end)
+			end = l->range.end;
+		if (l->excl)
+			type = VFS_LOCK_EXCL;
+		else if (type == VFS_LOCK_UNLOCK)
+			type = VFS_LOCK_SHARED;
+	}
+	*run_end = end;
+	return type;
+}
+
+/* The backend failed otherwise than by a conflict: "ask again shortly"
+ * (the callers' -EINPROGRESS: DELAY, a blocked lock's wait). */
+static int remote_err(int err, const char *what)
+{
+	if (err == -EAGAIN)
+		return err;
+	log_warn("state: %s of a byte-range lock failed in the backend: %s",
+		 what, strerror(-err));
+	return -EINPROGRESS;
+}
+
+/*
+ * Make the backend hold over @r what @h holds here (after an unlock, or
+ * to take back a set that failed here). These only ever lower the
+ * backend's locks, so they cannot conflict; failures are logged.
+ */
+static void remote_sync(struct state_file *f, const struct state_holder *h,
+			const struct state_range *r)
+{
+	uint64_t pos = r->start, end;
+
+	if (!f->remote || !f->remote_used || r->empty)
+		return;
+	for (;;) {
+		enum vfs_lock_type t = held_run(f, h, pos, r->end, &end);
+		int err = vfs_lock_set(f->obj, remote_owner(h), pos, end, t);
+
+		if (err < 0)
+			(void)remote_err(err, "an unlock");
+		if (end == r->end)
+			break;
+		pos = end + 1;
+	}
+}
+
+/* Report the backend's conflict over @r (another server's lock). */
+static void remote_report(struct state_file *f, const struct state_holder *h,
+			  const struct state_range *r, bool excl,
+			  state_conflict_fn cb, void *arg)
+{
+	struct vfs_lock_conflict c;
+	struct state_lock_info info = {0};
+
+	if (!cb || vfs_lock_test(f->obj, remote_owner(h), r->start, r->end,
+				 excl, &c) != -EAGAIN)
+		return;
+	info.range.start = c.start;
+	info.range.end = c.end;
+	info.excl = c.excl;
+	cb(arg, &info);
+}
+
+/*
+ * Before @h gets @r here: the backend's lock, set. 0 (also when nothing
+ * is mirrored), -EAGAIN on another server's conflict (reported),
+ * -EINPROGRESS when the backend failed; the backend is unchanged then.
+ */
+static int remote_set(struct state_file *f, const struct state_holder *h,
+		      const struct state_range *r, bool excl, bool win,
+		      state_conflict_fn cb, void *arg)
+{
+	uint64_t owner = remote_owner(h), pos = r->start, end;
+	int err = 0;
+
+	if (!f->remote || r->empty)
+		return 0;
+	f->remote_used = true;
+	if (!win || excl) {
+		/* POSIX: the range becomes this type; Windows: an exclusive
+		 * lock overlaps nothing of its holder's */
+		err = vfs_lock_set(f->obj, owner, r->start, r->end,
+				   excl ? VFS_LOCK_EXCL : VFS_LOCK_SHARED);
+	} else {
+		/* a shared Windows record: shared where not yet exclusive */
+		for (;;) {
+			if (held_run(f, h, pos, r->end, &end) != VFS_LOCK_EXCL)
+				err = vfs_lock_set(f->obj, owner, pos, end,
+						   VFS_LOCK_SHARED);
+			if (err < 0 || end == r->end)
+				break;
+			pos = end + 1;
+		}
+		if (err < 0 && pos != r->start)
+			remote_sync(f, h, r); /* the runs set before */
+	}
+	if (err == 0)
+		return 0;
+	err = remote_err(err, "a set");
+	if (err == -EAGAIN)
+		remote_report(f, h, r, excl, cb, arg);
+	return err;
+}
+
+/* After a change that may have left @f without locks. */
+static void remote_settle(struct state_file *f)
+{
+	if (f->remote_used && f->nlocks == 0) {
+		vfs_lock_release(f->obj);
+		f->remote_used = false;
+	}
+}
+
 /* POSIX set (see the file comment); @f->mu held, no conflict. */
 static int posix_set(struct state_file *f, const struct state_holder *h,
 		     const struct state_range *r, bool excl)
@@ -427,11 +596,16 @@ int state_lock(struct state_file *f, const struct state_holder *h,
 		ret = conflict_err(f, c, h, r, excl, win);
 		if (ret == -EAGAIN)
 			report(c, cb, arg);
-	} else if (win) {
-		ret = win_set(f, h, r, excl);
 	} else {
-		ret = posix_set(f, h, r, excl);
+		ret = remote_set(f, h, r, excl, win, cb, arg);
+		if (ret == 0) {
+			ret = win ? win_set(f, h, r, excl)
+				  : posix_set(f, h, r, excl);
+			if (ret < 0)
+				remote_sync(f, h, r);
+		}
 	}
+	remote_settle(f);
 	state_file_settle(f);
 	pthread_mutex_unlock(&f->mu);
 	return ret;
@@ -456,6 +630,20 @@ int state_lock_test(struct state_file *f, const struct state_holder *h,
 		ret = conflict_err(f, c, h, r, excl, win);
 		if (ret == -EAGAIN)
 			report(c, cb, arg);
+	} else if (f->remote && !r->empty) {
+		struct vfs_lock_conflict rc;
+		struct state_lock_info info = {0};
+
+		ret = vfs_lock_test(f->obj, remote_owner(h), r->start, r->end,
+				    excl, &rc);
+		if (ret < 0)
+			ret = remote_err(ret, "a test");
+		if (ret == -EAGAIN && cb) {
+			info.range.start = rc.start;
+			info.range.end = rc.end;
+			info.excl = rc.excl;
+			cb(arg, &info);
+		}
 	}
 	pthread_mutex_unlock(&f->mu);
 	return ret;
@@ -557,6 +745,9 @@ int state_unlock(struct state_file *f, const struct state_holder *h,
 		ret = 0; /* a POSIX holder has no empty ranges */
 	else
 		ret = posix_clear(f, h, r);
+	if (ret == 0)
+		remote_sync(f, h, r);
+	remote_settle(f);
 	state_file_settle(f);
 	pthread_mutex_unlock(&f->mu);
 	return ret;
@@ -566,6 +757,7 @@ int state_unlock(struct state_file *f, const struct state_holder *h,
 uint32_t state_unlock_all(struct state_file *f, const struct state_holder *h)
 {
 	struct state_link *n, *next;
+	struct state_range range;
 	uint32_t count = 0;
 
 	pthread_mutex_lock(&f->mu);
@@ -575,10 +767,15 @@ uint32_t state_unlock_all(struct state_file *f, const struct state_holder *h)
 		next = n->next;
 		if (!holder_eq(&l->holder, h))
 			continue;
+		range = l->range;
 		remove_lock(f, l);
 		count++;
+		/* while other holders' locks stay (else all go below) */
+		if (f->nlocks > 0)
+			remote_sync(f, h, &range);
 	}
 	ranges_settle(-(int)count);
+	remote_settle(f);
 	state_file_settle(f);
 	pthread_mutex_unlock(&f->mu);
 	return count;

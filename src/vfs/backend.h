@@ -43,7 +43,7 @@
 #include "vfs/fault.h"
 #include "vfs/vfs.h"
 
-#define VFS_BACKEND_VERSION 1
+#define VFS_BACKEND_VERSION 2
 
 /*
  * The backend's part of a handle: at least VFS_BH_MIN bytes (the
@@ -62,7 +62,9 @@ struct vfs_bh {
 #define VFS_CAP_FILE_RANGE 0x1 /* READ payloads as file ranges (sendfile) */
 #define VFS_CAP_DIRECT 0x2     /* io=direct / auto's O_DIRECT */
 #define VFS_CAP_CLONE 0x4      /* vfs_clone_range may succeed */
-#define VFS_CAP_REMOTE 0x8     /* calls may wait on a network (a cluster) */
+/* a cluster: calls may wait on a network, and others change its files */
+#define VFS_CAP_REMOTE 0x8
+#define VFS_CAP_LOCKS 0x10     /* keeps byte-range locks other servers see */
 
 struct vfs_backend;
 
@@ -207,6 +209,14 @@ struct vfs_backend {
 	int (*clone_blksize)(struct vfs_obj *o, uint32_t *blksize);
 	int (*advise)(struct vfs_obj *o, uint64_t off, uint64_t len,
 		      enum vfs_advice advice);
+
+	/* Version 2: locks shared with other servers (VFS_CAP_LOCKS; vfs.h
+	 * vfs_lock_set). Never stacked: the fault backend has none. */
+	int (*lock_set)(struct vfs_obj *o, uint64_t owner, uint64_t start,
+			uint64_t end, enum vfs_lock_type type);
+	int (*lock_test)(struct vfs_obj *o, uint64_t owner, uint64_t start,
+			 uint64_t end, bool excl, struct vfs_lock_conflict *c);
+	void (*lock_release)(struct vfs_obj *o);
 };
 
 /* The backends built in. */

@@ -268,6 +268,11 @@ bool vfs_export_may_block(const struct vfs_export *ex)
 	return ex->be->caps & VFS_CAP_REMOTE;
 }
 
+bool vfs_obj_changed_elsewhere(const struct vfs_obj *o)
+{
+	return o->ex->be->caps & VFS_CAP_REMOTE;
+}
+
 /* ---------------------------------------------------------- attributes */
 
 int vfs_getattr(struct vfs_obj *o, struct vfs_attr *attr)
@@ -394,6 +399,43 @@ bool vfs_subtree_holds(const struct vfs_subtree *t, struct vfs_obj *o)
 	const struct vfs_backend *be = o->ex->be;
 
 	return OPT(be, subtree_holds) && be->subtree_holds(t, o);
+}
+
+/* ------------------------------------------------- locks other servers see */
+
+bool vfs_locks_shared(const struct vfs_obj *o)
+{
+	const struct vfs_backend *be = o->ex->be;
+
+	return (be->caps & VFS_CAP_LOCKS) && be->version >= 2 &&
+	       OPT(be, lock_set) && OPT(be, lock_test) &&
+	       OPT(be, lock_release);
+}
+
+int vfs_lock_set(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		 uint64_t end, enum vfs_lock_type type)
+{
+	if (!vfs_locks_shared(o))
+		return -EOPNOTSUPP;
+	if (end < start)
+		return -EINVAL;
+	return o->ex->be->lock_set(o, owner, start, end, type);
+}
+
+int vfs_lock_test(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		  uint64_t end, bool excl, struct vfs_lock_conflict *c)
+{
+	if (!vfs_locks_shared(o))
+		return 0;
+	if (end < start)
+		return -EINVAL;
+	return o->ex->be->lock_test(o, owner, start, end, excl, c);
+}
+
+void vfs_lock_release(struct vfs_obj *o)
+{
+	if (vfs_locks_shared(o))
+		o->ex->be->lock_release(o);
 }
 
 /* ----------------------------------------------------------- data path */

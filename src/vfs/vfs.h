@@ -379,6 +379,53 @@ int vfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted);
  */
 int vfs_check_lock(struct vfs_obj *o);
 
+/*
+ * vfs_obj_changed_elsewhere() - may @o's file change through others than
+ * this server (a cluster filesystem's other gateways and clients), unseen
+ * here? Then nothing here would break a client's cache of it: the file
+ * state gives no caching grant on it (no delegation, oplock or lease).
+ */
+bool vfs_obj_changed_elsewhere(const struct vfs_obj *o);
+
+/*
+ * Byte-range locks that other servers see. A backend shared by several
+ * servers (CephFS, between gateways) keeps locks of its own; nasd's file
+ * state (state/) decides between nasd's clients and mirrors each holder's
+ * locks there under a 64-bit owner number, so that another server's
+ * clients conflict with nasd's and the reverse. Ranges are inclusive
+ * ([@start, @end]; @end UINT64_MAX: to the end of any file), with POSIX
+ * semantics per owner: setting replaces what the owner held over the
+ * range, unlocking may split. Calls on one object must be serialized by
+ * the caller (the file state's entry mutex) and may block (a network).
+ *
+ * vfs_locks_shared() - does @o's backend keep such locks?
+ * vfs_lock_set() - make @owner hold [@start, @end] as @type (unlock,
+ * shared, exclusive): 0; -EAGAIN when another owner's lock conflicts
+ * (nothing changed); -errno when the backend failed.
+ * vfs_lock_test() - would a lock of @owner over [@start, @end] conflict?
+ * 0 or -EAGAIN with the first conflicting lock in *@c; -errno.
+ * vfs_lock_release() - no holder of this server keeps a lock on @o any
+ * more: the backend lets go of what it kept for them (every lock of
+ * every owner on @o goes with it).
+ */
+enum vfs_lock_type {
+	VFS_LOCK_UNLOCK = 0,
+	VFS_LOCK_SHARED,
+	VFS_LOCK_EXCL,
+};
+
+struct vfs_lock_conflict {
+	uint64_t start, end;
+	bool excl;
+};
+
+bool vfs_locks_shared(const struct vfs_obj *o);
+int vfs_lock_set(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		 uint64_t end, enum vfs_lock_type type);
+int vfs_lock_test(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		  uint64_t end, bool excl, struct vfs_lock_conflict *c);
+void vfs_lock_release(struct vfs_obj *o);
+
 /* vfs_readlink() - symlink target into @buf; returns its length or -errno. */
 ssize_t vfs_readlink(struct vfs_obj *o, char *buf, size_t size);
 

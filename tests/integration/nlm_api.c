@@ -9,6 +9,14 @@
  *
  * usage: nlm_api PORT EXPORT locks    the first run: leaves lock "R" held
  *        nlm_api PORT EXPORT grace    after a restart, in the grace period
+ *        nlm_api PORT EXPORT gateways PORT_B
+ *            two servers of one shared filesystem (CephFS gateways, the
+ *            same handle key): locks taken through one conflict through
+ *            the other, both ways, with POSIX splits and shared locks;
+ *            leaves lock "K" (bytes 5000-5009) held through PORT
+ *        nlm_api PORT_B EXPORT takeover
+ *            after PORT's server was killed and restarted: lock "K"'s
+ *            bytes can be taken through PORT_B (within 20 s)
  *
  * The file is EXPORT/nlm-api (made by the first run over NFSv3). Prints
  * "ok - NAME" or "not ok - NAME: DETAIL" per check; exits 1 if any failed.
@@ -18,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <nfsc/libnfs-raw-nlm.h>
 
@@ -115,6 +124,13 @@ CB(2)
 CB(3)
 CB(4)
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
 static struct nt_fh file_fh;
 static struct rpc_context *nlm;
 
@@ -154,6 +170,9 @@ static int nlm_test(const char *oh, uint32_t svid, uint64_t off,
 	return wait_res(rpc_nlm4_test_async(nlm, cb1, &a, res), res);
 }
 
+/* Shared (read) locks for the next nlm_lock()s while set. */
+static bool lock_shared;
+
 static int nlm_lock(const char *oh, uint32_t svid, uint64_t off,
 		    uint64_t len, bool block, bool reclaim,
 		    const struct nt_fh *fh, struct nlm_res *res)
@@ -163,7 +182,7 @@ static int nlm_lock(const char *oh, uint32_t svid, uint64_t off,
 	memset(res, 0, sizeof(*res));
 	memset(&a, 0, sizeof(a));
 	a.block = block;
-	a.exclusive = 1;
+	a.exclusive = !lock_shared;
 	a.reclaim = reclaim;
 	a.state = 1;
 	lock_of(&a.lock, oh, svid, off, len, fh);
@@ -296,18 +315,128 @@ static void run_grace(void)
 	expect(rc, &res, NLM4_GRANTED, "grace_unlock_reclaimed");
 }
 
+/*
+ * Two gateways: @nlm talks to A, @b to B. Owners "A" (svid 1) through A
+ * and "B" (svid 2) through B; one file, one handle for both.
+ */
+static void run_gateways(struct rpc_context *b)
+{
+	struct rpc_context *a = nlm;
+	struct nlm_res res;
+	int rc, i;
+
+#define VIA(ctx) (nlm = (ctx))
+	VIA(a);
+	rc = nlm_lock("A", 1, 0, 100, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_lock_granted");
+	VIA(b);
+	rc = nlm_test("B", 2, 50, 10, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_b_test_denied_by_a");
+	/* another server's lock: its range, no owner of ours to name */
+	check(res.has_holder && res.exclusive == 1 && res.off == 0 &&
+	      res.len == 100, "gw_b_test_reports_range",
+	      "holder excl %u off %llu len %llu", res.exclusive,
+	      (unsigned long long)res.off, (unsigned long long)res.len);
+	rc = nlm_lock("B", 2, 50, 10, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_b_lock_denied_by_a");
+	rc = nlm_lock("B", 2, 200, 10, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_b_lock_elsewhere_granted");
+	VIA(a);
+	rc = nlm_lock("A", 1, 205, 1, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_a_lock_denied_by_b");
+	/* POSIX split: A gives back 40..59 of its 0..99 */
+	rc = nlm_unlock("A", 1, 40, 20, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_unlock_middle");
+	VIA(b);
+	rc = nlm_lock("B", 2, 45, 10, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_b_lock_in_hole_granted");
+	rc = nlm_lock("B", 2, 30, 5, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_b_lock_left_piece_denied");
+	rc = nlm_lock("B", 2, 90, 5, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_b_lock_right_piece_denied");
+	/* a blocked lock through B is granted once A lets go (B's
+	 * retries: no wake-up crosses servers) */
+	rc = nlm_lock("B", 3, 0, 10, true, false, &file_fh, &res);
+	expect(rc, &res, NLM4_BLOCKED, "gw_b_blocking_lock_blocked");
+	VIA(a);
+	rc = nlm_unlock("A", 1, 0, 100, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_unlock_all");
+	for (i = 0; i < 100; i++) {
+		rc = nlm_test("A", 1, 0, 10, &file_fh, &res);
+		if (rc != 0 || res.r.status == NLM4_DENIED)
+			break;
+		sleep_ms(100);
+	}
+	expect(rc, &res, NLM4_DENIED, "gw_b_blocked_lock_granted_later");
+	VIA(b);
+	rc = nlm_unlock("B", 3, 0, 10, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_b_unlock_granted_block");
+	rc = nlm_unlock("B", 2, 0, 0, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_b_unlock_all");
+	/* shared locks share across servers; exclusive ones do not */
+	lock_shared = true;
+	rc = nlm_lock("B", 2, 0, 100, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_b_shared_granted");
+	VIA(a);
+	rc = nlm_lock("A", 1, 50, 100, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_shared_over_b_shared_granted");
+	lock_shared = false;
+	rc = nlm_lock("A", 1, 60, 1, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_a_upgrade_denied_by_b_shared");
+	rc = nlm_unlock("A", 1, 0, 0, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_unlock_shared");
+	VIA(b);
+	rc = nlm_unlock("B", 2, 0, 0, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_b_unlock_shared");
+	VIA(a);
+	rc = nlm_lock("A", 1, 0, 0, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_whole_file_after_all_gone");
+	rc = nlm_unlock("A", 1, 0, 0, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_unlock_whole_file");
+	/* held through A for the takeover run */
+	rc = nlm_lock("K", 9, 5000, 10, false, false, &file_fh, &res);
+	expect(rc, &res, NLM4_GRANTED, "gw_a_lock_k_held");
+	VIA(b);
+	rc = nlm_test("B", 2, 5005, 1, &file_fh, &res);
+	expect(rc, &res, NLM4_DENIED, "gw_b_sees_lock_k");
+	VIA(a);
+#undef VIA
+}
+
+/* After A's kill and restart: K's bytes are free through B. */
+static void run_takeover(void)
+{
+	struct nlm_res res;
+	int rc = 0, i;
+
+	for (i = 0; i < 200; i++) {
+		rc = nlm_lock("T", 10, 5000, 10, false, false, &file_fh, &res);
+		if (rc != 0 || res.r.status == NLM4_GRANTED)
+			break;
+		sleep_ms(100);
+	}
+	expect(rc, &res, NLM4_GRANTED, "takeover_lock_granted");
+	printf("# takeover after %d tries\n", i + 1);
+	rc = nlm_unlock("T", 10, 5000, 10, &res);
+	expect(rc, &res, NLM4_GRANTED, "takeover_unlock");
+}
+
 int main(int argc, char **argv)
 {
+	struct rpc_context *b = NULL;
+	const char *mode = argc >= 4 ? argv[3] : "";
 	int port;
-	bool grace;
+	bool gw = !strcmp(mode, "gateways");
 
-	if (argc != 4 || (strcmp(argv[3], "locks") && strcmp(argv[3], "grace"))) {
-		fprintf(stderr, "usage: nlm_api PORT EXPORT locks|grace\n");
+	if (!(argc == 4 && (!strcmp(mode, "locks") || !strcmp(mode, "grace") ||
+			    !strcmp(mode, "takeover"))) &&
+	    !(argc == 5 && gw)) {
+		fprintf(stderr, "usage: nlm_api PORT EXPORT "
+				"locks|grace|takeover|gateways PORT_B\n");
 		return 2;
 	}
 	port = atoi(argv[1]);
-	grace = !strcmp(argv[3], "grace");
-	if (file_handle(port, argv[2], !grace) < 0) {
+	if (file_handle(port, argv[2], !strcmp(mode, "locks") || gw) < 0) {
 		check(0, "file_handle", "MOUNT/LOOKUP of %s/nlm-api failed",
 		      argv[2]);
 		return 1;
@@ -317,10 +446,22 @@ int main(int argc, char **argv)
 		check(0, "nlm_connect", "no NLM connection to port %d", port);
 		return 1;
 	}
-	if (grace)
+	if (gw) {
+		b = nt_rpc_new(HOST, atoi(argv[4]), NLM_PROG, NLM_V4, 0, 0);
+		if (!b) {
+			check(0, "nlm_connect_b", "no NLM connection to %s",
+			      argv[4]);
+			return 1;
+		}
+		run_gateways(b);
+		rpc_destroy_context(b);
+	} else if (!strcmp(mode, "grace")) {
 		run_grace();
-	else
+	} else if (!strcmp(mode, "takeover")) {
+		run_takeover();
+	} else {
 		run_locks();
+	}
 	rpc_destroy_context(nlm);
 	return n_failed ? 1 : 0;
 }

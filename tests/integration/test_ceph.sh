@@ -6,17 +6,24 @@
 #  - a second nasd (its own state dir) on the same filesystem: reads
 #    what the first wrote; accepts the first's handles when it has the
 #    same handle key, refuses them with another;
+#  - byte-range locks through the two (libnfs's NLM client, nlm_api.c
+#    "gateways"): each conflicts with the other's, both ways, with POSIX
+#    splits, shared locks, and a blocked lock granted when the other
+#    gateway's holder lets go;
 #  - kill -9 during FILE_SYNC/COMMIT writes, restart: the file handles
 #    work, acknowledged blocks are intact, and the restarted server's
-#    session reclaim means no wait for the dead one's session to time out;
+#    session reclaim means no wait for the dead one's session to time out
+#    (neither for its caps nor for the lock it held: the other gateway
+#    takes it);
 #  - a handle of an unlinked file: STALE;
 #  - smbclient: put, rename, get, delete over SMB3 on a share of it;
 #  - the Linux kernel client (../shared/kclient): its default workload
 #    over NFSv3 and NFSv4.2.
-# usage: test_ceph.sh NASD HANDLE_TOOL HAVE_CEPH(yes|no)
-NASD=${1:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH}
-HT=${2:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH}
-HAVE_CEPH=${3:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH}
+# usage: test_ceph.sh NASD HANDLE_TOOL HAVE_CEPH(yes|no) NLM_API
+NASD=${1:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
+HT=${2:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
+HAVE_CEPH=${3:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
+NLM_API=${4:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -38,8 +45,8 @@ fi
 t_init ceph
 export CEPH_DIR=${CEPH_DIR:-/tmp/nasd-ceph}
 ceph_down() { bash "$CEPH_SH" down >"$T_DIR/ceph-down.log" 2>&1; }
-B_PID=
-trap 'rc=$?; [ -n "$B_PID" ] && kill $B_PID 2>/dev/null; ceph_down; (exit $rc); t_cleanup' EXIT
+B_PID= C_PID=
+trap 'rc=$?; kill $B_PID $C_PID 2>/dev/null; ceph_down; (exit $rc); t_cleanup' EXIT
 t_log "bringing up a one-node Ceph in $CEPH_DIR"
 if ! bash "$CEPH_SH" up >"$T_DIR/ceph-up.log" 2>&1; then
 	tail -n 30 "$T_DIR/ceph-up.log"
@@ -51,12 +58,16 @@ CONF=$CEPH_DIR/ceph.conf
 
 PORT=$(t_port 12249) || exit 1
 PORT_B=$(t_port 12259) || exit 1
+PORT_C=$(t_port 12269) || exit 1
+# NLM's GRANTED callbacks go to a port nothing listens on (libnfs's
+# client has no lockd): they must hold nothing up
+DEAD=$(t_port 12279) || exit 1
 EXP=/cephx
 OPTS="rw,no_root_squash,ceph=cephfs:/,ceph_conf=$CONF"
 STATE=$T_DIR/state
 mkdir -p "$STATE" "$T_DIR/state-b" "$T_DIR/state-c"
 args=(--listen "127.0.0.1:$PORT" --mountd-port 0 --state-dir "$STATE"
-	--smb-listen 0 --export "$EXP:$OPTS")
+	--smb-listen 0 --callback-rpcbind-port "$DEAD" --export "$EXP:$OPTS")
 url() { echo "nfs://127.0.0.1$EXP/$2?nfsport=$1&mountport=$1${3:+&$3}"; }
 
 nasd_start "$PORT" "${args[@]}" || t_finish
@@ -88,7 +99,8 @@ fileid1=$(echo "$out" | awk '{print $5}')
 # gateway B: same handle key (copied), its own state (instance id)
 cp "$STATE/handle.key" "$T_DIR/state-b/handle.key"
 "$NASD" --foreground --listen "127.0.0.1:$PORT_B" --mountd-port 0 \
-	--state-dir "$T_DIR/state-b" --smb-listen 0 --export "$EXP:$OPTS" \
+	--state-dir "$T_DIR/state-b" --smb-listen 0 \
+	--callback-rpcbind-port "$DEAD" --export "$EXP:$OPTS" \
 	>"$T_DIR/nasd-b.log" 2>&1 &
 B_PID=$!
 for i in $(seq 1 200); do port_listening "$PORT_B" && break; sleep 0.1; done
@@ -98,22 +110,26 @@ cmp -s "$T_DIR/big" "$T_DIR/big.b" && t_ok "gateway_b_byte_exact" ||
 rm -f "$T_DIR/big.b"
 out=$("$HT" use "$PORT_B" "$T_DIR/h.file" 2>&1)
 t_eq "gateway_b_takes_a_handle" "NFS3_OK size 11" "$(echo "$out" | cut -d' ' -f1-3)"
-kill $B_PID; wait $B_PID
-t_eq "gateway_b_sigterm_exit_status" 0 "$?"
+# byte-range locks across the two; leaves a lock held through A
+"$NLM_API" "$PORT" "$EXP" gateways "$PORT_B" >"$T_DIR/nlm-gw.out" 2>&1
+rc=$?
+cat "$T_DIR/nlm-gw.out"
+[ $rc -eq 0 ] && t_ok "locks_across_gateways" ||
+	t_fail "locks_across_gateways" "nlm_api exited $rc"
 # gateway C: a key of its own
-"$NASD" --foreground --listen "127.0.0.1:$PORT_B" --mountd-port 0 \
+"$NASD" --foreground --listen "127.0.0.1:$PORT_C" --mountd-port 0 \
 	--state-dir "$T_DIR/state-c" --smb-listen 0 --export "$EXP:$OPTS" \
 	>"$T_DIR/nasd-c.log" 2>&1 &
-B_PID=$!
-for i in $(seq 1 200); do port_listening "$PORT_B" && break; sleep 0.1; done
-out=$("$HT" use "$PORT_B" "$T_DIR/h.file" 2>&1)
+C_PID=$!
+for i in $(seq 1 200); do port_listening "$PORT_C" && break; sleep 0.1; done
+out=$("$HT" use "$PORT_C" "$T_DIR/h.file" 2>&1)
 case "$out" in
 NFS3ERR_STALE* | NFS3ERR_BADHANDLE*) t_ok "other_key_refuses_handle" ;;
 *) t_fail "other_key_refuses_handle" "got '$out'" ;;
 esac
-kill $B_PID; wait $B_PID
+kill $C_PID; wait $C_PID
 t_eq "gateway_c_sigterm_exit_status" 0 "$?"
-B_PID=
+C_PID=
 
 # ---- kill -9 during stable writes, restart
 BLK=65536
@@ -149,6 +165,16 @@ fi
 dt=$(($(date +%s) - t0))
 [ "$dt" -lt 30 ] && t_ok "no_session_timeout_wait" ||
 	t_fail "no_session_timeout_wait" "restart to data took ${dt} s"
+# The lock the dead server held (nlm_api's "K") went with its session:
+# gateway B's client takes those bytes (nlm_api waits up to 20 s).
+"$NLM_API" "$PORT_B" "$EXP" takeover >"$T_DIR/nlm-to.out" 2>&1
+rc=$?
+cat "$T_DIR/nlm-to.out"
+[ $rc -eq 0 ] && t_ok "dead_gateway_lock_released" ||
+	t_fail "dead_gateway_lock_released" "nlm_api exited $rc"
+kill $B_PID; wait $B_PID
+t_eq "gateway_b_sigterm_exit_status" 0 "$?"
+B_PID=
 
 # ---- a handle of an unlinked file is stale (after the unlink, and
 # after the backend's caches forgot it: a new connection, 2 s later)

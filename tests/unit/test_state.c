@@ -5,7 +5,8 @@
  * check, POSIX set/split/merge/unlock (the cases test_nfs4_state had for
  * the NFSv4 lock list, and more), Windows stacking, exact unlock,
  * zero-length ranges and the same-open rules of MS-FSA, conflicts across
- * flavors, I/O checks, the range bound, entry lifetime (vfs reference
+ * flavors, I/O checks, the range bound, locks mirrored to a (model)
+ * backend that other servers share, entry lifetime (vfs reference
  * given back after the last state), and threads locking, unlocking and
  * opening on several files at once (also run under ThreadSanitizer: see
  * docs/testing.md).
@@ -1441,6 +1442,223 @@ static void test_grant_lifetime(void **state)
 #undef W
 #undef H
 
+/* ---- locks mirrored to a backend other servers share ---------------------- */
+
+/*
+ * A model of such a backend (CephFS's MDS, lock.c's file comment): the
+ * local backend's table with lock entries that keep, per owner, a level
+ * per byte of the first MBYTES, and refuse what another owner's levels
+ * conflict with. Owner slot 0 is another server's client.
+ */
+#define MBYTES 128
+#define MOWNERS 8
+#define FOREIGN 0x5eull
+
+static struct vfs_backend model_be;
+static struct {
+	uint64_t owner[MOWNERS];
+	uint8_t lv[MOWNERS][MBYTES]; /* enum vfs_lock_type */
+	int calls, releases, fail;
+} mdl;
+
+static int mdl_slot(uint64_t owner)
+{
+	int i;
+
+	for (i = 0; i < MOWNERS; i++)
+		if (mdl.owner[i] == owner)
+			return i;
+	for (i = 1; i < MOWNERS; i++)
+		if (!mdl.owner[i]) {
+			mdl.owner[i] = owner;
+			return i;
+		}
+	fail_msg("model: out of owner slots");
+	return -1;
+}
+
+static uint64_t mdl_last(uint64_t end)
+{
+	return end >= MBYTES ? MBYTES - 1 : end;
+}
+
+/* The first byte of [start, end] where @slot's @type conflicts. */
+static int mdl_conflict(int slot, uint64_t start, uint64_t end, bool excl,
+			struct vfs_lock_conflict *c)
+{
+	for (uint64_t b = start; b <= mdl_last(end); b++)
+		for (int i = 0; i < MOWNERS; i++) {
+			if (i == slot || !mdl.lv[i][b] ||
+			    !(excl || mdl.lv[i][b] == VFS_LOCK_EXCL))
+				continue;
+			if (c) {
+				c->start = b;
+				c->end = b;
+				c->excl = mdl.lv[i][b] == VFS_LOCK_EXCL;
+			}
+			return -EAGAIN;
+		}
+	return 0;
+}
+
+static int mdl_set(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		   uint64_t end, enum vfs_lock_type type)
+{
+	int slot = mdl_slot(owner);
+
+	(void)o;
+	mdl.calls++;
+	if (mdl.fail)
+		return -EIO;
+	if (type != VFS_LOCK_UNLOCK &&
+	    mdl_conflict(slot, start, end, type == VFS_LOCK_EXCL, NULL))
+		return -EAGAIN;
+	for (uint64_t b = start; b <= mdl_last(end); b++)
+		mdl.lv[slot][b] = (uint8_t)type;
+	return 0;
+}
+
+static int mdl_test(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		    uint64_t end, bool excl, struct vfs_lock_conflict *c)
+{
+	(void)o;
+	mdl.calls++;
+	if (mdl.fail)
+		return -EIO;
+	return mdl_conflict(mdl_slot(owner), start, end, excl, c);
+}
+
+static void mdl_release(struct vfs_obj *o)
+{
+	(void)o;
+	mdl.releases++;
+	for (int i = 1; i < MOWNERS; i++)
+		memset(mdl.lv[i], 0, MBYTES);
+}
+
+/* The levels of @h's owner over [s, e] as a string: '.', 's', 'x'. */
+static const char *mdl_levels(const struct state_holder *h, uint64_t s,
+			      uint64_t e)
+{
+	static char buf[MBYTES + 1];
+	uint64_t owner = (uint64_t)(uintptr_t)h->id ^ ((uint64_t)h->tag << 56);
+	int slot = mdl_slot(owner), n = 0;
+
+	for (uint64_t b = s; b <= e; b++)
+		buf[n++] = ".sx"[mdl.lv[slot][b]];
+	buf[n] = 0;
+	return buf;
+}
+
+static void test_shared_backend_locks(void **state)
+{
+	const struct vfs_backend *saved = vex->be;
+	struct state_file *f;
+	struct state_range r;
+	struct seen sn = {0};
+
+	(void)state;
+	memset(&mdl, 0, sizeof(mdl));
+	mdl.owner[0] = FOREIGN;
+	model_be = *saved;
+	model_be.version = 2;
+	model_be.caps |= VFS_CAP_LOCKS | VFS_CAP_REMOTE;
+	model_be.lock_set = mdl_set;
+	model_be.lock_test = mdl_test;
+	model_be.lock_release = mdl_release;
+	vex->be = &model_be;
+	assert_true(vfs_locks_shared(objs[3]));
+	f = state_file_get(objs[3]);
+	assert_non_null(f);
+
+	/* others change the file unseen: no caching grant of any kind */
+	assert_int_equal(state_grant_may(f, &WA, STATE_GRANT_LEASE, &A_,
+					 STATE_GRANT_MASK), 0);
+	assert_int_equal(state_grant_may(f, &PA, STATE_GRANT_DELEG, &A_,
+					 STATE_GRANT_R), 0);
+	assert_null(state_grant_add(f, &WA, STATE_GRANT_OPLOCK, NULL,
+				    STATE_GRANT_R, &brk_ops, NULL, 1000));
+
+	/* POSIX: mirrored as set, split by an unlock */
+	r = rng(10, 19);
+	assert_int_equal(state_lock(f, &PA, &r, true, NULL, NULL), 0);
+	assert_string_equal(mdl_levels(&PA, 8, 21), "..xxxxxxxxxx..");
+	r = rng(12, 13);
+	assert_int_equal(state_unlock(f, &PA, &r), 0);
+	assert_string_equal(mdl_levels(&PA, 8, 21), "..xx..xxxxxx..");
+	/* a conflict between our own holders is decided here, unsent */
+	mdl.calls = 0;
+	r = rng(15, 16);
+	assert_int_equal(state_lock(f, &PB, &r, false, NULL, NULL), -EAGAIN);
+	assert_int_equal(mdl.calls, 0);
+	/* another server's lock: refused, reported without a holder,
+	 * nothing changed on either side */
+	for (int b = 30; b <= 39; b++)
+		mdl.lv[0][b] = VFS_LOCK_EXCL;
+	r = rng(25, 35);
+	assert_int_equal(state_lock(f, &PA, &r, false, seen_cb, &sn), -EAGAIN);
+	assert_int_equal(sn.calls, 1);
+	assert_null(sn.info.holder.id);
+	assert_int_equal(sn.info.holder.tag, 0);
+	assert_int_equal(sn.info.range.start, 30);
+	assert_true(sn.info.excl);
+	assert_int_equal(state_lock_count(f, &PA), 2);
+	assert_string_equal(mdl_levels(&PA, 24, 36), ".............");
+	assert_int_equal(state_lock_test(f, NULL, &r, false, NULL, NULL),
+			 -EAGAIN);
+	r = rng(40, 49);
+	assert_int_equal(state_lock_test(f, NULL, &r, true, NULL, NULL), 0);
+	/* the backend failing: "ask again", nothing changed */
+	mdl.fail = 1;
+	assert_int_equal(state_lock(f, &PA, &r, true, NULL, NULL),
+			 -EINPROGRESS);
+	assert_int_equal(state_lock_test(f, &PA, &r, true, NULL, NULL),
+			 -EINPROGRESS);
+	mdl.fail = 0;
+	assert_int_equal(state_lock_count(f, &PA), 2);
+
+	/* Windows: stacked records mirrored as their union */
+	r = rng(50, 59);
+	assert_int_equal(state_lock(f, &WA, &r, false, NULL, NULL), 0);
+	r = rng(55, 64);
+	assert_int_equal(state_lock(f, &WA, &r, false, NULL, NULL), 0);
+	r = rng(70, 79);
+	assert_int_equal(state_lock(f, &WA, &r, true, NULL, NULL), 0);
+	r = rng(75, 84);
+	assert_int_equal(state_lock(f, &WA, &r, false, NULL, NULL), 0);
+	assert_string_equal(mdl_levels(&WA, 49, 85),
+			    ".sssssssssssssss.....xxxxxxxxxxsssss.");
+	r = rng(70, 79);
+	assert_int_equal(state_unlock(f, &WA, &r), 0);
+	assert_string_equal(mdl_levels(&WA, 69, 85), "......ssssssssss.");
+	r = rng(50, 59);
+	assert_int_equal(state_unlock(f, &WA, &r), 0);
+	assert_string_equal(mdl_levels(&WA, 49, 65), "......ssssssssss.");
+	/* a shared record over several runs that another server's lock
+	 * stops half way: the runs set before are taken back */
+	mdl.lv[0][88] = VFS_LOCK_EXCL;
+	r = rng(60, 90);
+	assert_int_equal(state_lock(f, &WA, &r, false, NULL, NULL), -EAGAIN);
+	assert_string_equal(mdl_levels(&WA, 54, 91),
+			    ".ssssssssss..........ssssssssss.......");
+	/* a zero-length record holds no byte: not mirrored */
+	mdl.calls = 0;
+	r = zero(100);
+	assert_int_equal(state_lock(f, &WA, &r, true, NULL, NULL), 0);
+	assert_int_equal(mdl.calls, 0);
+
+	/* holders going: their bytes go; the last lock lets the backend go */
+	assert_true(state_unlock_all(f, &WA) == 3);
+	assert_string_equal(mdl_levels(&WA, 54, 86),
+			    ".................................");
+	assert_int_equal(mdl.releases, 0);
+	assert_true(state_unlock_all(f, &PA) == 2);
+	assert_int_equal(mdl.releases, 1);
+	state_file_put(f);
+	vex->be = saved;
+	expect_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1458,6 +1676,7 @@ int main(void)
 		cmocka_unit_test(test_io_checks),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_lifetime),
+		cmocka_unit_test(test_shared_backend_locks),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_grant_oplock_open),
 		cmocka_unit_test(test_grant_oplock_rules),

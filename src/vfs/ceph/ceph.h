@@ -25,7 +25,7 @@
  *
  * Files: mount.c (exports, the session reclaim), obj.c (objects,
  * handles, attributes, permissions), dir.c (names, readdir), io.c (data,
- * space, xattrs), table.c.
+ * space, xattrs), lock.c (byte-range locks other gateways see), table.c.
  */
 
 #include <cephfs/libcephfs.h>
@@ -49,6 +49,7 @@ struct ceph_obj {
 	struct vfs_obj o;
 	struct Inode *in;
 	uint64_t ino;
+	struct Fh *lock_fh; /* carries the locks set through us (lock.c) */
 };
 
 static inline struct ceph_obj *CO(const struct vfs_obj *o)
@@ -150,5 +151,12 @@ int cfs_clone_range(struct vfs_obj *src, uint64_t soff, struct vfs_obj *dst,
 int cfs_clone_blksize(struct vfs_obj *o, uint32_t *blksize);
 int cfs_advise(struct vfs_obj *o, uint64_t off, uint64_t len,
 		enum vfs_advice advice);
+
+/* lock.c */
+int cfs_lock_set(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		 uint64_t end, enum vfs_lock_type type);
+int cfs_lock_test(struct vfs_obj *o, uint64_t owner, uint64_t start,
+		  uint64_t end, bool excl, struct vfs_lock_conflict *c);
+void cfs_lock_release(struct vfs_obj *o);
 
 #endif

@@ -360,6 +360,7 @@ void cfs_obj_free(struct vfs_obj *o)
 
 	if (!c->in)
 		return;
+	cfs_lock_release(o);
 	ceph_ll_put(CM(o), c->in);
 }
 

@@ -6,8 +6,8 @@ const struct vfs_backend vfs_ceph_backend = {
 	.version = VFS_BACKEND_VERSION,
 	.name = "ceph",
 	/* no file ranges, no O_DIRECT, no clone; every call may wait on
-	 * the cluster */
-	.caps = VFS_CAP_REMOTE,
+	 * the cluster; locks live in the MDS, where other gateways see them */
+	.caps = VFS_CAP_REMOTE | VFS_CAP_LOCKS,
 	.obj_size = sizeof(struct ceph_obj),
 
 	.export_free = cfs_export_free,
@@ -52,4 +52,8 @@ const struct vfs_backend vfs_ceph_backend = {
 	.clone_range = cfs_clone_range,
 	.clone_blksize = cfs_clone_blksize,
 	.advise = cfs_advise,
+
+	.lock_set = cfs_lock_set,
+	.lock_test = cfs_lock_test,
+	.lock_release = cfs_lock_release,
 };
