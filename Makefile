@@ -8,7 +8,7 @@ DEB_PKGS = meson ninja-build gcc clang pkg-config libcmocka-dev libnfs-dev \
 	libnfs-utils rpcbind libclang-rt-14-dev python3 procps iproute2 \
 	cppcheck clang-tidy libssl-dev nettle-dev python3-impacket \
 	python3-cryptography samba-testsuite smbclient nfs-common \
-	ceph ceph-mds libcephfs-dev
+	ceph ceph-mds ceph-fuse libcephfs-dev
 
 .PHONY: all deps build run test test-unit test-asan clean format fuzz
 

@@ -16,14 +16,21 @@
 #    (neither for its caps nor for the lock it held: the other gateway
 #    takes it);
 #  - a handle of an unlinked file: STALE;
+#  - libnfs's API suites (nfs3_api.c: every NFSv3 and MOUNT procedure,
+#    rw and ro exports; nfs4_api.c), which compare what they do with the
+#    files they see locally: here through a ceph-fuse mount of the same
+#    filesystem, a CephFS client of its own;
 #  - smbclient: put, rename, get, delete over SMB3 on a share of it;
 #  - the Linux kernel client (../shared/kclient): its default workload
 #    over NFSv3 and NFSv4.2.
-# usage: test_ceph.sh NASD HANDLE_TOOL HAVE_CEPH(yes|no) NLM_API
-NASD=${1:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
-HT=${2:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
-HAVE_CEPH=${3:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
-NLM_API=${4:?usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API}
+# usage: test_ceph.sh NASD HANDLE_TOOL HAVE_CEPH(yes|no) NLM_API NFS3_API NFS4_API
+U="usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API NFS3_API NFS4_API"
+NASD=${1:?$U}
+HT=${2:?$U}
+HAVE_CEPH=${3:?$U}
+NLM_API=${4:?$U}
+NFS3_API=${5:?$U}
+NFS4_API=${6:?$U}
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -45,8 +52,8 @@ fi
 t_init ceph
 export CEPH_DIR=${CEPH_DIR:-/tmp/nasd-ceph}
 ceph_down() { bash "$CEPH_SH" down >"$T_DIR/ceph-down.log" 2>&1; }
-B_PID= C_PID=
-trap 'rc=$?; kill $B_PID $C_PID 2>/dev/null; ceph_down; (exit $rc); t_cleanup' EXIT
+B_PID= C_PID= FUSE=
+trap 'rc=$?; kill $B_PID $C_PID 2>/dev/null; [ -n "$FUSE" ] && umount -l "$FUSE"; ceph_down; (exit $rc); t_cleanup' EXIT
 t_log "bringing up a one-node Ceph in $CEPH_DIR"
 if ! bash "$CEPH_SH" up >"$T_DIR/ceph-up.log" 2>&1; then
 	tail -n 30 "$T_DIR/ceph-up.log"
@@ -193,6 +200,50 @@ print(st, st2, st3, st4, st5)
 ' "$PORT" "$EXP" 2>&1)
 t_eq "unlinked_handle_stale" "0 0 0 70 70" "$out"
 nasd_stop
+
+# ---- libnfs's API suites, checked against a ceph-fuse view of the
+# filesystem: the exports' paths are where ceph-fuse shows their
+# directories, so the suites' local checks look at CephFS
+if command -v ceph-fuse >/dev/null && [ -c /dev/fuse ]; then
+	FUSE=$T_DIR/cephfuse
+	mkdir -p "$FUSE"
+	if timeout 60 ceph-fuse -c "$CONF" --id admin "$FUSE" \
+		>"$T_DIR/ceph-fuse.log" 2>&1; then
+		mkdir -p "$FUSE/api3rw" "$FUSE/api3ro" "$FUSE/api4"
+		chmod 755 "$FUSE/api3rw" "$FUSE/api3ro" "$FUSE/api4"
+		MPORT=$(t_port 13249) || exit 1
+		nasd_start "$PORT" --listen "127.0.0.1:$PORT" \
+			--mountd-port "$MPORT" --state-dir "$STATE" \
+			--smb-listen 0 --grace-time 0 \
+			--export "$FUSE/api3rw:rw,no_root_squash,ceph=cephfs:/api3rw,ceph_conf=$CONF" \
+			--export "$FUSE/api3ro:ro,ceph=cephfs:/api3ro,ceph_conf=$CONF" \
+			--export "$FUSE/api4:rw,no_root_squash,ceph=cephfs:/api4,ceph_conf=$CONF" ||
+			t_finish
+		for v in 3 4; do
+			if [ $v = 3 ]; then
+				timeout 600 "$NFS3_API" "$PORT" "$MPORT" \
+					"$FUSE/api3rw" "$FUSE/api3ro"
+			else
+				timeout 600 "$NFS4_API" "$PORT" "$FUSE/api4"
+			fi >"$T_DIR/api$v.out" 2>&1
+			rc=$?
+			t_log "nfs${v}_api: $(grep -c '^ok' "$T_DIR/api$v.out") checks ok"
+			[ $rc -eq 0 ] && t_ok "nfs${v}_api_suite" || {
+				t_fail "nfs${v}_api_suite" "exited $rc; failed checks:"
+				grep -E '^not ok|rpc error|timed out' "$T_DIR/api$v.out"
+			}
+		done
+		nasd_stop
+		umount "$FUSE" || umount -l "$FUSE"
+		FUSE=
+	else
+		tail -n 5 "$T_DIR/ceph-fuse.log"
+		t_fail "ceph_fuse_mount" "ceph-fuse did not mount the filesystem"
+		FUSE=
+	fi
+else
+	t_log "no ceph-fuse or /dev/fuse: the libnfs API suites are not run on CephFS"
+fi
 
 # ---- SMB: smbclient on the same filesystem, as a share
 SPORT=$(t_port 12445) || exit 1
