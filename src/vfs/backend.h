@@ -270,4 +270,11 @@ int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
 			   int (*check)(struct vfs_obj *o, int mode),
 			   uint32_t *granted);
 
+/*
+ * vfs_access_compose() - the same answer for a file of @type from what
+ * the caller may do: read (@r), write (@w), search or execute (@x).
+ */
+uint32_t vfs_access_compose(enum vfs_ftype type, uint32_t want, bool ro,
+			    bool r, bool w, bool x);
+
 #endif

@@ -168,7 +168,6 @@ int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
 			   uint32_t *granted)
 {
 	bool r = false, w = false, x = false;
-	uint32_t g = 0;
 
 	if (want & VFS_ACCESS_READ)
 		r = check(o, R_OK) == 0;
@@ -180,10 +179,19 @@ int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
 					   VFS_ACCESS_DELETE
 				 : 0)))
 		x = check(o, X_OK) == 0;
+	*granted = vfs_access_compose(o->type, want, ro, r, w, x);
+	return 0;
+}
 
+uint32_t vfs_access_compose(enum vfs_ftype type, uint32_t want, bool ro,
+			    bool r, bool w, bool x)
+{
+	uint32_t g = 0;
+
+	w = w && !ro;
 	if (r)
 		g |= VFS_ACCESS_READ;
-	if (o->type == VFS_DIR) {
+	if (type == VFS_DIR) {
 		/* Changing entries needs write and search on the directory. */
 		if (x)
 			g |= VFS_ACCESS_LOOKUP;
@@ -196,8 +204,7 @@ int vfs_access_from_checks(struct vfs_obj *o, uint32_t want, bool ro,
 		if (x)
 			g |= VFS_ACCESS_EXECUTE;
 	}
-	*granted = g & want;
-	return 0;
+	return g & want;
 }
 
 #ifdef NASD_HAVE_CEPH

@@ -211,36 +211,44 @@ int cfs_statfs(struct vfs_obj *o, struct vfs_statfs *st)
  * (R_OK/W_OK/X_OK), by the mode bits, as the kernel decides without
  * ACLs (root: anything but executing a file no one may execute)?
  */
+#define CHECK_WANT (CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID)
+
+/* Does @x's mode let the identity @c (root when @root) do @mode? */
+static bool mode_allows(const struct ceph_statx *x, const struct vfs_cred *c,
+			bool root, int mode)
+{
+	uint32_t bits;
+	bool in_group;
+
+	if (root)
+		return !(mode & X_OK) || S_ISDIR(x->stx_mode) ||
+		       (x->stx_mode & 0111);
+	in_group = c->gid == x->stx_gid;
+	for (uint32_t i = 0; i < c->ngroups && !in_group; i++)
+		in_group = c->groups[i] == x->stx_gid;
+	if (c->uid == x->stx_uid)
+		bits = (x->stx_mode >> 6) & 7;
+	else if (in_group)
+		bits = (x->stx_mode >> 3) & 7;
+	else
+		bits = x->stx_mode & 7;
+	return !(((mode & R_OK) && !(bits & 4)) ||
+		 ((mode & W_OK) && !(bits & 2)) ||
+		 ((mode & X_OK) && !(bits & 1)));
+}
+
 int cfs_check(struct vfs_obj *o, int mode)
 {
 	struct ceph_statx x;
 	struct vfs_cred c;
-	uint32_t bits;
-	bool in_group;
+	bool root;
 	int ret;
 
-	ret = stx_of(o, &x, CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID);
+	ret = stx_of(o, &x, CHECK_WANT);
 	if (ret < 0)
 		return ret;
-	if (vfs_cred_current(&c)) {
-		if ((mode & X_OK) && !S_ISDIR(x.stx_mode) &&
-		    !(x.stx_mode & 0111))
-			return -EACCES;
-		return 0;
-	}
-	in_group = c.gid == x.stx_gid;
-	for (uint32_t i = 0; i < c.ngroups && !in_group; i++)
-		in_group = c.groups[i] == x.stx_gid;
-	if (c.uid == x.stx_uid)
-		bits = (x.stx_mode >> 6) & 7;
-	else if (in_group)
-		bits = (x.stx_mode >> 3) & 7;
-	else
-		bits = x.stx_mode & 7;
-	if (((mode & R_OK) && !(bits & 4)) || ((mode & W_OK) && !(bits & 2)) ||
-	    ((mode & X_OK) && !(bits & 1)))
-		return -EACCES;
-	return 0;
+	root = vfs_cred_current(&c);
+	return mode_allows(&x, &c, root, mode) ? 0 : -EACCES;
 }
 
 /* As the local backend's vfs_check_data(): the owner always may, and
@@ -262,9 +270,24 @@ int cfs_check_data(struct vfs_obj *o, bool write)
 	return -EACCES;
 }
 
+/* ACCESS from one attribute read (each libcephfs call takes the mount's
+ * lock). */
 int cfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
 {
-	return vfs_access_from_checks(o, want, ro, cfs_check, granted);
+	struct ceph_statx x;
+	struct vfs_cred c;
+	bool root;
+	int ret;
+
+	ret = stx_of(o, &x, CHECK_WANT);
+	if (ret < 0)
+		return ret;
+	root = vfs_cred_current(&c);
+	*granted = vfs_access_compose(o->type, want, ro,
+				      mode_allows(&x, &c, root, R_OK),
+				      mode_allows(&x, &c, root, W_OK),
+				      mode_allows(&x, &c, root, X_OK));
+	return 0;
 }
 
 int cfs_check_lock(struct vfs_obj *o)
