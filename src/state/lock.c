@@ -420,21 +420,28 @@ static void remote_sync(struct state_file *f, const struct state_holder *h,
 	}
 }
 
-/* Report the backend's conflict over @r (another server's lock). */
-static void remote_report(struct state_file *f, const struct state_holder *h,
-			  const struct state_range *r, bool excl,
-			  state_conflict_fn cb, void *arg)
+/*
+ * Would another server's lock conflict with @h's over @r? 0; -EAGAIN,
+ * reported through @cb (no holder of ours to name); -EINPROGRESS when
+ * the backend failed.
+ */
+static int remote_test(struct state_file *f, const struct state_holder *h,
+		       const struct state_range *r, bool excl,
+		       state_conflict_fn cb, void *arg)
 {
 	struct vfs_lock_conflict c;
 	struct state_lock_info info = {0};
+	int err;
 
-	if (!cb || vfs_lock_test(f->obj, remote_owner(h), r->start, r->end,
-				 excl, &c) != -EAGAIN)
-		return;
-	info.range.start = c.start;
-	info.range.end = c.end;
-	info.excl = c.excl;
-	cb(arg, &info);
+	err = vfs_lock_test(f->obj, remote_owner(h), r->start, r->end, excl,
+			    &c);
+	if (err == -EAGAIN && cb) {
+		info.range.start = c.start;
+		info.range.end = c.end;
+		info.excl = c.excl;
+		cb(arg, &info);
+	}
+	return err < 0 ? remote_err(err, "a test") : 0;
 }
 
 /*
@@ -473,8 +480,8 @@ static int remote_set(struct state_file *f, const struct state_holder *h,
 	if (err == 0)
 		return 0;
 	err = remote_err(err, "a set");
-	if (err == -EAGAIN)
-		remote_report(f, h, r, excl, cb, arg);
+	if (err == -EAGAIN && cb)
+		(void)remote_test(f, h, r, excl, cb, arg); /* to report it */
 	return err;
 }
 
@@ -631,19 +638,7 @@ int state_lock_test(struct state_file *f, const struct state_holder *h,
 		if (ret == -EAGAIN)
 			report(c, cb, arg);
 	} else if (f->remote && !r->empty) {
-		struct vfs_lock_conflict rc;
-		struct state_lock_info info = {0};
-
-		ret = vfs_lock_test(f->obj, remote_owner(h), r->start, r->end,
-				    excl, &rc);
-		if (ret < 0)
-			ret = remote_err(ret, "a test");
-		if (ret == -EAGAIN && cb) {
-			info.range.start = rc.start;
-			info.range.end = rc.end;
-			info.excl = rc.excl;
-			cb(arg, &info);
-		}
+		ret = remote_test(f, h, r, excl, cb, arg);
 	}
 	pthread_mutex_unlock(&f->mu);
 	return ret;
