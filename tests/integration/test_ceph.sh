@@ -22,7 +22,10 @@
 #    filesystem, a CephFS client of its own;
 #  - smbclient: put, rename, get, delete over SMB3 on a share of it;
 #  - the Linux kernel client (../shared/kclient): its default workload
-#    over NFSv3 and NFSv4.2.
+#    over NFSv3 and NFSv4.2, and NFSv3 locking with NLM
+#    (test_kclient_locks.sh on a CephFS export: conflicts, blocked locks
+#    and the GRANTED callback, kill -9 and the lock reclaimed after
+#    SM_NOTIFY, now into CephFS again).
 # usage: test_ceph.sh NASD HANDLE_TOOL HAVE_CEPH(yes|no) NLM_API NFS3_API NFS4_API
 U="usage: $0 NASD HANDLE_TOOL HAVE_CEPH NLM_API NFS3_API NFS4_API"
 NASD=${1:?$U}
@@ -284,6 +287,13 @@ if [ -f "${KCLIENT_DIR:-$TOP/../shared/kclient}/run.sh" ]; then
 		kclient_results "kclient_$proto" "$out"
 	done
 	nasd_stop
+	t_log "running test_kclient_locks.sh on a CephFS export"
+	NASD_LOCKS_EXPORT="/cephlocks:rw,no_root_squash,ceph=cephfs:/,ceph_conf=$CONF" \
+		KCLIENT_DIR=$KCLIENT_DIR bash "$HERE/test_kclient_locks.sh" "$NASD" \
+		>"$T_DIR/kc-locks.out" 2>&1
+	rc=$?
+	grep -E '^(ok|not ok)' "$T_DIR/kc-locks.out"
+	t_eq "kclient_nlm_locks_exit_status" 0 "$rc"
 else
 	t_log "no kclient harness: the kernel client part is not run"
 fi

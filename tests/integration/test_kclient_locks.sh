@@ -13,7 +13,9 @@
 # statd: --callback-rpcbind-port R. The guest finds nasd's NLM port from
 # the port mapper on this host's 127.0.0.1:111 (nasd's own, --portmap,
 # when no rpcbind runs).
-# usage: test_kclient_locks.sh NASD      (KCLIENT_DIR overrides the path)
+# usage: test_kclient_locks.sh NASD      (KCLIENT_DIR overrides the path;
+#        NASD_LOCKS_EXPORT="PATH:OPTIONS" serves that export instead of a
+#        scratch directory: test_ceph.sh runs this on a CephFS export)
 NASD=${1:?usage: $0 NASD}
 . "$(dirname "$0")/lib.sh"
 
@@ -25,11 +27,18 @@ t_init kclient_locks
 PORT=$(t_port 12249)
 MPORT=$(t_port 13249)
 GRPCB=$(t_port 63100)
-EXP=$T_DIR/export
-mkdir -p "$EXP" "$T_DIR/state"
-chmod 755 "$EXP"
+if [ -n "${NASD_LOCKS_EXPORT:-}" ]; then
+	EXP=${NASD_LOCKS_EXPORT%%:*}
+	SPEC=$NASD_LOCKS_EXPORT
+	mkdir -p "$T_DIR/state"
+else
+	EXP=$T_DIR/export
+	SPEC="$EXP:rw,no_root_squash"
+	mkdir -p "$EXP" "$T_DIR/state"
+	chmod 755 "$EXP"
+fi
 ARGS=(--listen "127.0.0.1:$PORT" --mountd-port "$MPORT" --portmap
-	--state-dir "$T_DIR/state" --export "$EXP:rw,no_root_squash"
+	--state-dir "$T_DIR/state" --export "$SPEC"
 	--grace-time 20 --callback-rpcbind-port "$GRPCB" --smb-listen 0)
 
 nasd_start "$PORT" "${ARGS[@]}" || t_finish

@@ -86,6 +86,9 @@ void cfs_obj_free(struct vfs_obj *o);
 bool cfs_obj_unlinked(struct vfs_obj *o);
 int cfs_check(struct vfs_obj *o, int mode);
 int cfs_check_data(struct vfs_obj *o, bool write);
+int cfs_data_allowed(const struct vfs_obj *o, const struct ceph_statx *x,
+		     bool write);
+int cfs_getattr_data(struct vfs_obj *o, bool write, struct vfs_attr *attr);
 int cfs_fh_open(struct vfs_obj *o, bool write, struct Fh **fh);
 int cfs_getattr(struct vfs_obj *o, struct vfs_attr *attr);
 int cfs_setattr(struct vfs_obj *o, const struct vfs_sattr *sa);

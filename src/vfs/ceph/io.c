@@ -111,12 +111,8 @@ ssize_t cfs_read_payload(struct vfs_obj *o, uint64_t off, size_t len,
 	ret = type_check(o);
 	if (ret < 0)
 		return ret;
-	if (!(flags & VFS_READ_CHECKED)) {
-		ret = cfs_check_data(o, false);
-		if (ret < 0)
-			return ret;
-	}
-	ret = cfs_getattr(o, &res->attr);
+	ret = flags & VFS_READ_CHECKED ? cfs_getattr(o, &res->attr)
+				       : cfs_getattr_data(o, false, &res->attr);
 	if (ret < 0)
 		return ret;
 	if (len > VFS_READ_MAX)

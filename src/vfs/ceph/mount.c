@@ -52,18 +52,72 @@ static void session_uuid(uint32_t id, char *buf, size_t size)
 	(void)snprintf(buf, size, "nasd-%s-%u", hex, id);
 }
 
+/*
+ * The debug subsystems a libcephfs client uses. Each has a level it logs
+ * at and a higher one it gathers at in memory (debug_client "0/5": logs
+ * nothing, keeps level-5 messages in a ring for a crash dump), and
+ * formatting what it gathers is not free: it cost nasd 28 % of its CPU
+ * per operation in the SWBUILD mix (0.100 -> 0.071 CPU-ms per operation,
+ * ops/s 6850 -> 8710, medians of three alternating runs).
+ */
+static const char *const debug_subsys[] = {
+	"client", "ms", "objecter", "objectcacher", "monc", "mgrc", "auth",
+	"finisher", "context", "perfcounter", "rados", "asok", "crypto",
+	"timer", "throttle", "buffer", "striper", "filer", "journaler",
+	"none", "lockdep", "tp", "optracker", "heartbeatmap",
+};
+#define N_DEBUG (sizeof(debug_subsys) / sizeof(debug_subsys[0]))
+
+static void debug_levels(struct ceph_mount_info *cm, char (*v)[24])
+{
+	char name[40];
+
+	for (size_t i = 0; i < N_DEBUG; i++) {
+		snprintf(name, sizeof(name), "debug_%s", debug_subsys[i]);
+		if (ceph_conf_get(cm, name, v[i], sizeof(v[i])) < 0)
+			v[i][0] = '\0';
+	}
+}
+
+/*
+ * Gather no more than is logged ("L/G" becomes "L/L") for every subsystem
+ * whose levels the configuration file left as they were (@before), unless
+ * CEPH_ARGS sets debug levels: what an administrator set stays.
+ */
+static void quiet_gathering(struct ceph_mount_info *cm,
+			    char (*before)[24])
+{
+	const char *env = getenv("CEPH_ARGS");
+	char now[N_DEBUG][24], name[40], val[24];
+	unsigned int lvl, gather;
+
+	if (env && strstr(env, "debug"))
+		return;
+	debug_levels(cm, now);
+	for (size_t i = 0; i < N_DEBUG; i++) {
+		if (strcmp(now[i], before[i]) != 0 ||
+		    sscanf(now[i], "%u/%u", &lvl, &gather) != 2 ||
+		    gather <= lvl)
+			continue;
+		snprintf(name, sizeof(name), "debug_%s", debug_subsys[i]);
+		snprintf(val, sizeof(val), "%u/%u", lvl, lvl);
+		(void)ceph_conf_set(cm, name, val);
+	}
+}
+
 static int mount_fs(struct ceph_export *cx, const struct vfs_ceph_spec *spec,
 		    uint32_t id)
 {
 	const char *conf = or_default(spec->conf, NULL);
 	struct ceph_mount_info *cm;
-	char uuid[64];
+	char uuid[64], debug_before[N_DEBUG][24];
 	int ret;
 
 	ret = ceph_create(&cm, or_default(spec->id, NULL));
 	if (ret < 0)
 		return ret;
 	cx->cm = cm;
+	debug_levels(cm, debug_before);
 	ret = ceph_conf_read_file(cm, conf);
 	if (ret < 0) {
 		log_err("vfs: ceph: cannot read %s: %s",
@@ -73,6 +127,7 @@ static int mount_fs(struct ceph_export *cx, const struct vfs_ceph_spec *spec,
 	/* Several exports (and tools) share one client name: no admin
 	 * socket, whose path would collide. */
 	(void)ceph_conf_set(cm, "admin_socket", "");
+	quiet_gathering(cm, debug_before);
 	ret = ceph_init(cm);
 	if (ret < 0)
 		return ret;

@@ -252,22 +252,41 @@ int cfs_check(struct vfs_obj *o, int mode)
 }
 
 /* As the local backend's vfs_check_data(): the owner always may, and
- * execute allows reading a regular file. */
+ * execute allows reading a regular file; from attributes @x read with
+ * at least CHECK_WANT. */
+int cfs_data_allowed(const struct vfs_obj *o, const struct ceph_statx *x,
+		     bool write)
+{
+	struct vfs_cred c;
+	bool root = vfs_cred_current(&c);
+
+	if (mode_allows(x, &c, root, write ? W_OK : R_OK) ||
+	    (!write && o->type == VFS_REG && mode_allows(x, &c, root, X_OK)) ||
+	    x->stx_uid == c.uid)
+		return 0;
+	return -EACCES;
+}
+
 int cfs_check_data(struct vfs_obj *o, bool write)
 {
 	struct ceph_statx x;
-	struct vfs_cred c;
-	int ret;
+	int ret = stx_of(o, &x, CHECK_WANT);
 
-	ret = cfs_check(o, write ? W_OK : R_OK);
-	if (ret != -EACCES)
-		return ret;
-	if (!write && o->type == VFS_REG && cfs_check(o, X_OK) == 0)
-		return 0;
-	(void)vfs_cred_current(&c);
-	if (stx_of(o, &x, CEPH_STATX_UID) == 0 && x.stx_uid == c.uid)
-		return 0;
-	return -EACCES;
+	return ret < 0 ? ret : cfs_data_allowed(o, &x, write);
+}
+
+/* cfs_getattr(), with the caller's data permission checked from the
+ * same attribute read (one call into libcephfs instead of two). */
+int cfs_getattr_data(struct vfs_obj *o, bool write, struct vfs_attr *attr)
+{
+	struct ceph_statx x;
+	int ret = stx_of(o, &x, CEPH_WANT);
+
+	if (ret == 0)
+		ret = cfs_data_allowed(o, &x, write);
+	if (ret == 0)
+		cfs_attr_of(o, &x, attr);
+	return ret;
 }
 
 /* ACCESS from one attribute read (each libcephfs call takes the mount's
