@@ -73,7 +73,8 @@ static void debug_levels(struct ceph_mount_info *cm, char (*v)[24])
 	char name[40];
 
 	for (size_t i = 0; i < N_DEBUG; i++) {
-		snprintf(name, sizeof(name), "debug_%s", debug_subsys[i]);
+		(void)snprintf(name, sizeof(name), "debug_%s",
+			       debug_subsys[i]);
 		if (ceph_conf_get(cm, name, v[i], sizeof(v[i])) < 0)
 			v[i][0] = '\0';
 	}
@@ -88,19 +89,24 @@ static void quiet_gathering(struct ceph_mount_info *cm,
 			    char (*before)[24])
 {
 	const char *env = getenv("CEPH_ARGS");
-	char now[N_DEBUG][24], name[40], val[24];
-	unsigned int lvl, gather;
+	char now[N_DEBUG][24], name[40], val[48], *end;
+	unsigned long lvl, gather;
 
 	if (env && strstr(env, "debug"))
 		return;
 	debug_levels(cm, now);
 	for (size_t i = 0; i < N_DEBUG; i++) {
-		if (strcmp(now[i], before[i]) != 0 ||
-		    sscanf(now[i], "%u/%u", &lvl, &gather) != 2 ||
-		    gather <= lvl)
+		if (strcmp(now[i], before[i]) != 0)
 			continue;
-		snprintf(name, sizeof(name), "debug_%s", debug_subsys[i]);
-		snprintf(val, sizeof(val), "%u/%u", lvl, lvl);
+		lvl = strtoul(now[i], &end, 10);
+		if (end == now[i] || *end != '/')
+			continue;
+		gather = strtoul(end + 1, &end, 10);
+		if (*end != '\0' || gather <= lvl)
+			continue;
+		(void)snprintf(name, sizeof(name), "debug_%s",
+			       debug_subsys[i]);
+		(void)snprintf(val, sizeof(val), "%lu/%lu", lvl, lvl);
 		(void)ceph_conf_set(cm, name, val);
 	}
 }

@@ -237,18 +237,23 @@ static bool mode_allows(const struct ceph_statx *x, const struct vfs_cred *c,
 		 ((mode & X_OK) && !(bits & 1)));
 }
 
+/* mode_allows() for the calling thread's identity. */
+static bool caller_may(const struct ceph_statx *x, int mode)
+{
+	struct vfs_cred c;
+	bool root = vfs_cred_current(&c);
+
+	return mode_allows(x, &c, root, mode);
+}
+
 int cfs_check(struct vfs_obj *o, int mode)
 {
 	struct ceph_statx x;
-	struct vfs_cred c;
-	bool root;
-	int ret;
+	int ret = stx_of(o, &x, CHECK_WANT);
 
-	ret = stx_of(o, &x, CHECK_WANT);
 	if (ret < 0)
 		return ret;
-	root = vfs_cred_current(&c);
-	return mode_allows(&x, &c, root, mode) ? 0 : -EACCES;
+	return caller_may(&x, mode) ? 0 : -EACCES;
 }
 
 /* As the local backend's vfs_check_data(): the owner always may, and
@@ -294,18 +299,13 @@ int cfs_getattr_data(struct vfs_obj *o, bool write, struct vfs_attr *attr)
 int cfs_access(struct vfs_obj *o, uint32_t want, bool ro, uint32_t *granted)
 {
 	struct ceph_statx x;
-	struct vfs_cred c;
-	bool root;
-	int ret;
+	int ret = stx_of(o, &x, CHECK_WANT);
 
-	ret = stx_of(o, &x, CHECK_WANT);
 	if (ret < 0)
 		return ret;
-	root = vfs_cred_current(&c);
-	*granted = vfs_access_compose(o->type, want, ro,
-				      mode_allows(&x, &c, root, R_OK),
-				      mode_allows(&x, &c, root, W_OK),
-				      mode_allows(&x, &c, root, X_OK));
+	*granted = vfs_access_compose(o->type, want, ro, caller_may(&x, R_OK),
+				      caller_may(&x, W_OK),
+				      caller_may(&x, X_OK));
 	return 0;
 }
 
