@@ -121,6 +121,14 @@ stop_pid "$NASD_PID"
 nasd_start /nasd
 
 SERVERS=(nasd)
+GAN_CEPH_ARGS=
+for s in client ms objecter objectcacher monc mgrc auth finisher context \
+	perfcounter rados asok crypto timer throttle buffer striper filer \
+	journaler none lockdep tp optracker heartbeatmap; do
+	v=$(ceph-conf -c "$CONF" --name client.admin --show-config-value "debug_$s" 2>/dev/null)
+	case $v in */*) [ "${v#*/}" -gt "${v%%/*}" ] 2>/dev/null &&
+		GAN_CEPH_ARGS+=" --debug_$s=${v%%/*}/${v%%/*}" ;; esac
+done
 if [ $GANESHA = 1 ]; then
 	cat >"$W/ganesha.conf" <<-EOF
 	NFS_CORE_PARAM {
@@ -154,8 +162,11 @@ if [ $GANESHA = 1 ]; then
 		RPCB_PID=$!
 		for _ in $(seq 1 50); do port_listening 111 && break; sleep 0.1; done
 	fi
-	ganesha.nfsd -F -f "$W/ganesha.conf" -L "$W/ganesha.log" -p "$W/ganesha.pid" \
-		>>"$W/ganesha.out" 2>&1 &
+	# libcephfs's in-memory debug gathering as nasd sets it for itself
+	# (src/vfs/ceph/mount.c: no more than is logged), so that the two
+	# servers are compared, not a libcephfs default
+	CEPH_ARGS="$GAN_CEPH_ARGS" ganesha.nfsd -F -f "$W/ganesha.conf" \
+		-L "$W/ganesha.log" -p "$W/ganesha.pid" >>"$W/ganesha.out" 2>&1 &
 	GAN_PID=$!
 	wait_listen $GAN_PORT $GAN_PID ganesha.nfsd "$W/ganesha.log" || exit 1
 	wait_listen $GAN_MNT $GAN_PID ganesha.nfsd "$W/ganesha.log" || exit 1
