@@ -223,17 +223,26 @@ static void close_soon(struct smb2_open *o)
 
 bool smb2_durable_keep(struct smb2_open *o)
 {
+	struct state_grant *g;
 	struct conn *gone;
 	bool breaking;
 
 	if (!atomic_load(&o->durable) || atomic_load(&o->dead) ||
-	    smb2_durable_idle() >= SMB2_DURABLE_IDLE_MAX || !o->grant ||
-	    !(state_grant_level(o->grant) & STATE_GRANT_H) ||
-	    state_grant_breaking(o->grant, NULL))
+	    smb2_durable_idle() >= SMB2_DURABLE_IDLE_MAX)
 		return false;
+	/* held: a CLOSE on another thread may remove it */
+	g = smb2_oplock_hold(o);
+	if (!g)
+		return false;
+	if (!(state_grant_level(g) & STATE_GRANT_H) ||
+	    state_grant_breaking(g, NULL)) {
+		state_grant_put(g);
+		return false;
+	}
 	pthread_mutex_lock(&dt.mu);
 	if (timer_arm(&o->dtimer, o->durable_timeout_ms, scavenge, o) < 0) {
 		pthread_mutex_unlock(&dt.mu);
+		state_grant_put(g);
 		return false;
 	}
 	gone = o->grant_conn;
@@ -242,10 +251,11 @@ bool smb2_durable_keep(struct smb2_open *o)
 	atomic_fetch_add(&dt.idle, 1);
 	/* a break that began since the check above found it connected:
 	 * nobody will answer it */
-	breaking = state_grant_breaking(o->grant, NULL);
+	breaking = state_grant_breaking(g, NULL);
 	if (breaking)
 		close_soon(o);
 	pthread_mutex_unlock(&dt.mu);
+	state_grant_put(g);
 	if (gone)
 		transport_conn_put(gone);
 	log_debug("smb2: durable open of %s kept for %u ms", o->path,

@@ -535,6 +535,13 @@ uint8_t smb2_oplock_level(struct smb2_open *o);
 
 /* smb2_oplock_release() - @o's oplock goes (close). */
 void smb2_oplock_release(struct smb2_open *o);
+
+/*
+ * smb2_oplock_hold() - @o's oplock grant with a reference of the
+ * caller's (state_grant_put()), or NULL: safe against a CLOSE of @o on
+ * another thread, which removes the grant (o->grant is o->mu's).
+ */
+struct state_grant *smb2_oplock_hold(struct smb2_open *o);
 /*
  * smb2_grant_break() - the command is about to do @ask to the file of
  * @sf (or, @sf NULL, of @obj): break what conflicts. STATUS_SUCCESS to go

@@ -125,6 +125,7 @@ uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
 {
 	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
 	uint32_t want = level_bits(requested), may;
+	struct state_grant *g;
 
 	/* A stat open of an existing file gets none (Samba; smbtorture
 	 * oplock.exclusive4, batch8), nor does a directory. */
@@ -136,29 +137,56 @@ uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
 	smb2_open_get(o); /* the grant's, given back by grant_release */
 	o->grant_conn = w->req->conn;
 	transport_conn_get(o->grant_conn);
-	o->grant = state_grant_add(o->sf, &h, STATE_GRANT_OPLOCK, NULL, may,
-				   &oplock_ops, o, OPLOCK_BREAK_TIMEOUT_MS);
-	if (!o->grant) {
+	g = state_grant_add(o->sf, &h, STATE_GRANT_OPLOCK, NULL, may,
+			    &oplock_ops, o, OPLOCK_BREAK_TIMEOUT_MS);
+	if (!g) {
 		transport_conn_put(o->grant_conn);
 		o->grant_conn = NULL;
 		smb2_open_put(o);
 		return SMB2_OPLOCK_LEVEL_NONE;
 	}
+	pthread_mutex_lock(&o->mu);
+	o->grant = g;
+	pthread_mutex_unlock(&o->mu);
 	return level_wire(may);
+}
+
+struct state_grant *smb2_oplock_hold(struct smb2_open *o)
+{
+	struct state_grant *g;
+
+	pthread_mutex_lock(&o->mu);
+	g = o->grant;
+	if (g)
+		state_grant_hold(g);
+	pthread_mutex_unlock(&o->mu);
+	return g;
 }
 
 uint8_t smb2_oplock_level(struct smb2_open *o)
 {
-	return o->grant ? level_wire(state_grant_level(o->grant))
-			: SMB2_OPLOCK_LEVEL_NONE;
+	struct state_grant *g = smb2_oplock_hold(o);
+	uint8_t level;
+
+	if (!g)
+		return SMB2_OPLOCK_LEVEL_NONE;
+	level = level_wire(state_grant_level(g));
+	state_grant_put(g);
+	return level;
 }
 
 void smb2_oplock_release(struct smb2_open *o)
 {
-	if (o->grant) {
-		state_grant_remove(o->grant);
-		o->grant = NULL;
-	}
+	struct state_grant *g;
+
+	/* Unpublished first: a command on another thread that holds it
+	 * (smb2_oplock_hold) keeps it allocated, and finds it removed. */
+	pthread_mutex_lock(&o->mu);
+	g = o->grant;
+	o->grant = NULL;
+	pthread_mutex_unlock(&o->mu);
+	if (g)
+		state_grant_remove(g);
 }
 
 /* The engine woke a parked request: run it again. */
@@ -250,6 +278,7 @@ uint32_t smb2_open_break(struct smb2_work *w, struct smb2_open *o,
  */
 uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body)
 {
+	struct state_grant *g;
 	struct smb2_open *o;
 	uint8_t level;
 	uint64_t p, v;
@@ -262,10 +291,12 @@ uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body)
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
+	/* Held: a CLOSE of the open on another thread may remove it. */
+	g = smb2_oplock_hold(o);
 	/* No break out to answer (a level II break needs none): Samba's
 	 * answer, which smbtorture oplock.levelii500 expects (MS-SMB2 now
 	 * says STATUS_INVALID_DEVICE_STATE). */
-	if (!o->grant || !state_grant_breaking(o->grant, NULL)) {
+	if (!g || !state_grant_breaking(g, NULL)) {
 		st = STATUS_INVALID_OPLOCK_PROTOCOL;
 		goto out;
 	}
@@ -275,17 +306,19 @@ uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body)
 		goto out;
 	}
 	/* Level II after a break to none keeps none (as Samba). */
-	if (state_grant_ack(o->grant, level_bits(level)) == -EINVAL) {
+	if (state_grant_ack(g, level_bits(level)) == -EINVAL) {
 		st = STATUS_INVALID_OPLOCK_PROTOCOL; /* ended meanwhile */
 		goto out;
 	}
 	if (!sb_put_u16(&w->rsp, OPLOCK_BREAK_SIZE) ||
-	    !sb_put_u8(&w->rsp, level_wire(state_grant_level(o->grant))) ||
+	    !sb_put_u8(&w->rsp, level_wire(state_grant_level(g))) ||
 	    !sb_put_u8(&w->rsp, 0) || !sb_put_u32(&w->rsp, 0) ||
 	    !sb_put_u64(&w->rsp, o->persistent) ||
 	    !sb_put_u64(&w->rsp, o->volatile_id))
 		st = STATUS_INSUFFICIENT_RESOURCES;
 out:
+	if (g)
+		state_grant_put(g);
 	smb2_open_put(o);
 	return st;
 }

@@ -259,6 +259,7 @@ static uint32_t set_stream_rename(struct smb2_work *w, struct smb2_open *o,
 	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
 	char txname[SMB2_STREAM_XNAME_SIZE], *copy, *old;
 	struct state_file *nsf, *osf;
+	struct state_grant *g;
 	struct fscc_set_link l;
 	const char *sname;
 	uint32_t access, deny, st;
@@ -299,7 +300,10 @@ static uint32_t set_stream_rename(struct smb2_work *w, struct smb2_open *o,
 	} else if (err != -ENOENT) {
 		return smb2_status(SMB2_SET_INFO, err);
 	}
-	if (o->grant || state_lock_count(o->sf, &h) ||
+	g = smb2_oplock_hold(o);
+	if (g)
+		state_grant_put(g);
+	if (g || state_lock_count(o->sf, &h) ||
 	    state_share_count(o->sf) > 1 ||
 	    o->nsf_old == SMB2_STREAM_RENAMES_MAX)
 		return STATUS_ACCESS_DENIED;

@@ -598,9 +598,19 @@ void *state_grant_arg(const struct state_grant *g);
 
 /*
  * state_grant_remove() - @g goes (close, DELEGRETURN): a break of it
- * ends, waiters wake. @g is freed here; the caller must not use it.
+ * ends, waiters wake. The caller's reference goes: @g is freed here
+ * unless state_grant_hold() kept it for someone else.
  */
 void state_grant_remove(struct state_grant *g);
+
+/*
+ * state_grant_hold() / state_grant_put() - keep @g allocated while it
+ * is used outside the lock that publishes it (a thread that found it on
+ * an open that another thread closes). A removed grant answers as one:
+ * level and breaking as it was left, state_grant_ack() -EINVAL.
+ */
+void state_grant_hold(struct state_grant *g);
+void state_grant_put(struct state_grant *g);
 
 /* Engine counters (stats). */
 struct state_grant_counts {

@@ -760,6 +760,18 @@ void state_grant_remove(struct state_grant *g)
 	state_file_put(f);
 }
 
+/** state_grant_hold() - see file_state.h. */
+void state_grant_hold(struct state_grant *g)
+{
+	atomic_fetch_add(&g->refs, 1);
+}
+
+/** state_grant_put() - see file_state.h. */
+void state_grant_put(struct state_grant *g)
+{
+	grant_put(g);
+}
+
 /** state_grant_counts() - see file_state.h. */
 void state_grant_counts(struct state_grant_counts *out)
 {
