@@ -358,8 +358,7 @@ static int create_stream_resolve(struct smb2_tree *t, struct create_req *c,
 }
 
 /* The type of @a against what the options ask (MS-FSA 2.1.5.1.2). */
-static int create_type_check(const struct create_req *c,
-			     const struct vfs_attr *a)
+static int create_type_check(struct create_req *c, const struct vfs_attr *a)
 {
 	if (a->type == VFS_DIR) {
 		if (c->options & FILE_NON_DIRECTORY_FILE)
@@ -370,8 +369,12 @@ static int create_type_check(const struct create_req *c,
 			return -EINVAL;
 		return 0;
 	}
-	if (c->options & FILE_DIRECTORY_FILE)
-		return -ENOTDIR;
+	if (c->options & FILE_DIRECTORY_FILE) {
+		/* the leaf is no directory: not a missing path (ENOTDIR's
+		 * meaning for CREATE), smbtorture smb2.mkdir */
+		c->refused = STATUS_NOT_A_DIRECTORY;
+		return -ECANCELED;
+	}
 	/* nasd never follows a symlink: opening one is refused unless the
 	 * client asks for the link itself (to delete or query it). */
 	if (a->type == VFS_LNK && !(c->options & FILE_OPEN_REPARSE_POINT))
@@ -697,6 +700,18 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	} else if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) {
 		struct vfs_sattr sa = { .set_size = true, .size = 0 };
 
+		/* The attributes asked for replace the file's (below), and
+		 * a file's READONLY is its mode's write bits (fscc.h), as
+		 * SET_INFO sets it (smbtorture smb2.openattr). */
+		bool ro = c.attrs & FILE_ATTRIBUTE_READONLY;
+
+		if (a.type != VFS_DIR && ro && (a.mode & 0222)) {
+			sa.set_mode = true;
+			sa.mode = a.mode & ~0222u;
+		} else if (a.type != VFS_DIR && !ro && !(a.mode & 0222)) {
+			sa.set_mode = true;
+			sa.mode = a.mode | 0200u;
+		}
 		err = vfs_setattr(obj, &sa);
 		if (!err)
 			err = vfs_getattr(obj, &a);

@@ -75,6 +75,9 @@ struct wildcard;
 #define SMB2_LOCK_SEQUENCES 64
 /* Largest READ/WRITE/TRANSACT nasd offers (MS-SMB2 §2.2.4), 8 MiB. */
 #define SMB2_MAX_IO (8u << 20)
+/* No WRITE puts data past this (MS-FSA 2.1.5.3 MAXFILESIZE, as Windows
+ * and Samba): 16 TiB less 64 KiB. */
+#define SMB2_MAX_FILE_SIZE 0xfffffff0000ull
 /* Largest message accepted before NEGOTIATE: enough for any NEGOTIATE. */
 #define SMB2_MAX_MSG_UNNEGOTIATED (64u << 10)
 /* ... and after it: an 8 MiB WRITE plus its headers. */

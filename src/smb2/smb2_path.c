@@ -12,12 +12,14 @@
 /* Characters a file name may not hold (MS-FSCC 2.1.4.4 and 2.1.5). */
 static bool name_char_bad(unsigned char c)
 {
-	return c < 0x20 || strchr("\"*/:<>?|", c) != NULL;
+	return c < 0x20 || strchr("\"*:<>?|", c) != NULL;
 }
 
 /*
  * Make the @n bytes of UTF-8 at @p (room for a NUL after them) a vfs
- * path in place: separators '/', checked component by component.
+ * path in place: separators '/', checked component by component. A '/'
+ * from the client separates as '\\' does (no name can hold one here;
+ * Samba reads it so too, Windows refuses the name).
  */
 static uint32_t path_check(char *p, size_t n, char **out)
 {

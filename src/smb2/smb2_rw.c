@@ -214,11 +214,23 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 		st = STATUS_INVALID_DEVICE_REQUEST;
 		goto out_put;
 	}
-	if ((off == UINT64_MAX || !(o->access & FILE_WRITE_DATA)) &&
+	/*
+	 * Offsets as Windows takes them over SMB2 (smbtorture
+	 * smb2.rw.invalid): none past INT64_MAX, not even MS-FSA's
+	 * FILE_WRITE_TO_END_OF_FILE (all ones: Samba bug 14361), and no
+	 * data past MAXFILESIZE (MS-FSA 2.1.5.3); an empty WRITE below
+	 * INT64_MAX writes nothing and succeeds.
+	 */
+	if (off > INT64_MAX || len > INT64_MAX - off ||
+	    (len && off + len > SMB2_MAX_FILE_SIZE)) {
+		st = STATUS_INVALID_PARAMETER;
+		goto out_put;
+	}
+	if (!(o->access & FILE_WRITE_DATA) &&
 	    (o->access & FILE_APPEND_DATA)) {
-		/* FILE_WRITE_TO_END_OF_FILE (MS-FSA 2.1.5.3); an open that
-		 * may only append writes at or past the end (MS-SMB2
-		 * §3.3.5.13: within the file needs FILE_WRITE_DATA). */
+		/* An open that may only append writes at or past the end
+		 * (MS-SMB2 §3.3.5.13: within the file needs
+		 * FILE_WRITE_DATA). */
 		if (o->stream) {
 			n = smb2_stream_size(o->obj, o->stream);
 			err = n < 0 ? (int)n : 0;
@@ -230,18 +242,12 @@ uint32_t smb2_cmd_write(struct smb2_work *w, struct smb2_buf *body)
 			st = smb2_status(SMB2_WRITE, err);
 			goto out_put;
 		}
-		if (off == UINT64_MAX)
-			off = a.size;
-		else if (off < a.size) {
+		if (off < a.size) {
 			st = STATUS_ACCESS_DENIED;
 			goto out_put;
 		}
 	} else if (!(o->access & FILE_WRITE_DATA)) {
 		st = STATUS_ACCESS_DENIED;
-		goto out_put;
-	}
-	if (off > INT64_MAX || len > INT64_MAX - off) {
-		st = STATUS_INVALID_PARAMETER;
 		goto out_put;
 	}
 	if (io_check_locks(o, true, off, len)) {

@@ -52,19 +52,31 @@ static pthread_mutex_t *shard_of(uint32_t b)
 }
 
 /*
- * A fresh SessionId: a counter whose bits a per-process salt scrambles
- * (an odd multiplier is a bijection on 64 bits, so ids never repeat), so
- * that ids are not guessable from one another. Never 0 or all ones.
+ * A SessionId to try: a counter whose bits a per-process salt scrambles
+ * (an odd multiplier is a bijection on 32 bits), so that ids are not
+ * guessable from one another. 32 bits wide, as Samba's and Windows'
+ * are: clients keep them in 32-bit variables (smbtorture's
+ * smb2.session-id does), and a wider id would not come back. Never 0;
+ * the caller checks that no live session has it (the counter wraps).
  */
 static uint64_t session_id_next(void)
 {
-	uint64_t n, id;
+	uint32_t n, id;
 
 	do {
-		n = atomic_fetch_add(&tab.next, 1) + 1;
-		id = (n ^ tab.salt) * 0xd6e8feb86659fd93ull;
-	} while (id == 0 || id == UINT64_MAX);
+		n = (uint32_t)atomic_fetch_add(&tab.next, 1) + 1;
+		id = (n ^ (uint32_t)tab.salt) * 0x9e3779b1u;
+	} while (id == 0);
 	return id;
+}
+
+/* Under the bucket's shard lock: whether a live session has @id. */
+static bool session_id_taken(uint32_t b, uint64_t id)
+{
+	for (const struct smb2_session *s = tab.bucket[b]; s; s = s->hnext)
+		if (s->id == id)
+			return true;
+	return false;
 }
 
 struct smb2_session *smb2_session_new(struct smb2_conn *c)
@@ -89,9 +101,14 @@ struct smb2_session *smb2_session_new(struct smb2_conn *c)
 		free(s);
 		return NULL;
 	}
-	s->id = session_id_next();
-	b = bucket_of(s->id);
-	pthread_mutex_lock(shard_of(b));
+	for (;;) {
+		s->id = session_id_next();
+		b = bucket_of(s->id);
+		pthread_mutex_lock(shard_of(b));
+		if (!session_id_taken(b, s->id))
+			break;
+		pthread_mutex_unlock(shard_of(b));
+	}
 	s->hnext = tab.bucket[b];
 	tab.bucket[b] = s;
 	pthread_mutex_unlock(shard_of(b));

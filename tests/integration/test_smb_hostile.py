@@ -1696,11 +1696,22 @@ def t_rw(c):
                   ("length_8MiB+1", dict(length=(8 << 20) + 1))):
         st = c.status(WRITE, write_body(fid, b"evil" * 4, **kw))
         expect(f"write_{n}", st, "INVALID_PARAMETER")
-    for n, off in (("offset_2^64-2", (1 << 64) - 2),
+    # Windows over SMB2 (smbtorture smb2.rw.invalid): all ones is no
+    # "write at the end" here, and nothing lands past MAXFILESIZE
+    for n, off in (("offset_2^64-1", (1 << 64) - 1),
+                   ("offset_2^64-2", (1 << 64) - 2),
                    ("offset_2^63", 1 << 63),
-                   ("offset_2^63-1", (1 << 63) - 1)):
+                   ("offset_2^63-1", (1 << 63) - 1),
+                   ("offset_maxfilesize", 0xFFFFFFF0000),
+                   ("offset_maxfilesize-1", 0xFFFFFFF0000 - 1)):
         st = c.status(WRITE, write_body(fid, b"evil", offset=off))
-        expect(f"write_{n}", st, "INVALID_PARAMETER", "FILE_TOO_LARGE")
+        expect(f"write_{n}", st, "INVALID_PARAMETER")
+    for n, off in (("offset_2^63-1", (1 << 63) - 1),
+                   ("offset_maxfilesize", 0xFFFFFFF0000)):
+        st = c.status(WRITE, write_body(fid, b"", offset=off))
+        expect(f"write_empty_{n}", st, "SUCCESS")
+    st = c.status(WRITE, write_body(fid, b"", offset=1 << 63))
+    expect("write_empty_offset_2^63", st, "INVALID_PARAMETER")
     check("write_cases_left_data", open(os.path.join(srv.share, "data"),
                                         "rb").read() == data_before,
           "data changed")
@@ -1926,9 +1937,12 @@ def t_streams(c):
     expect("stream_write_past_64k",
            c.status(WRITE, write_body(fid, b"x", offset=65535)),
            "DISK_FULL")
-    expect("stream_write_at_2^62",
-           c.status(WRITE, write_body(fid, b"x", offset=1 << 62)),
+    expect("stream_write_at_2^40",
+           c.status(WRITE, write_body(fid, b"x", offset=1 << 40)),
            "DISK_FULL")
+    expect("stream_write_at_2^62_past_maxfilesize",
+           c.status(WRITE, write_body(fid, b"x", offset=1 << 62)),
+           "INVALID_PARAMETER")
     r = c.call(READ, read_body(fid, 4, offset=13))
     expect("stream_read_at_end", r and r.status, "END_OF_FILE")
     # the same stream by another spelling, and its share modes
