@@ -70,6 +70,7 @@ struct create_req {
 	char *path;                 /* UTF-8, '/' separated */
 	const char *stream;         /* a named stream of it (UTF-8), or NULL */
 	size_t stream_len;
+	bool data_stream;           /* "NAME::$DATA": its unnamed stream */
 	char xname[SMB2_STREAM_XNAME_SIZE]; /* the stream's xattr */
 	struct smb2_create_ctx ctx;
 	uint32_t refused;           /* create_resolve()'s own NTSTATUS, with
@@ -143,6 +144,8 @@ static uint32_t create_stream_split(struct smb2_work *w, const uint8_t *name,
 		return st;
 	if (c->stream_len)
 		c->stream = sname;
+	else
+		c->data_stream = true;
 	return STATUS_SUCCESS;
 }
 
@@ -361,6 +364,14 @@ static int create_stream_resolve(struct smb2_tree *t, struct create_req *c,
 static int create_type_check(struct create_req *c, const struct vfs_attr *a)
 {
 	if (a->type == VFS_DIR) {
+		/* A directory's "::$DATA" names a data stream, which it
+		 * has not (smbtorture streams.dir). */
+		if (c->data_stream) {
+			c->refused = c->options & FILE_DIRECTORY_FILE
+					     ? STATUS_NOT_A_DIRECTORY
+					     : STATUS_FILE_IS_A_DIRECTORY;
+			return -ECANCELED;
+		}
 		if (c->options & FILE_NON_DIRECTORY_FILE)
 			return -EISDIR;
 		if (c->disposition == FILE_SUPERSEDE ||
