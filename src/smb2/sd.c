@@ -289,7 +289,7 @@ static unsigned int mask_rwx(uint32_t m)
 
 /* What the DACL walk accumulates. */
 struct dacl_eval {
-	struct sid owner, group, world;
+	struct sid owner, group, world, authenticated;
 	unsigned int granted[NCLS], denied[NCLS];
 	uint32_t lossy;
 };
@@ -303,7 +303,10 @@ static void eval_ace(struct dacl_eval *e, uint8_t type, uint32_t mask,
 		cls |= 1u << CLS_U;
 	if (sid_eq(s, &e->group))
 		cls |= 1u << CLS_G;
-	if (sid_eq(s, &e->world))
+	/* Everyone, and Authenticated Users, which every user nasd lets
+	 * in is (no guest without an export option that asks for one):
+	 * Windows' "Authenticated Users: Read" reads as other's r. */
+	if (sid_eq(s, &e->world) || sid_eq(s, &e->authenticated))
 		cls |= 1u << CLS_U | 1u << CLS_G | 1u << CLS_O;
 	if (!cls) {
 		e->lossy |= SD_LOSSY_SID;
@@ -426,6 +429,11 @@ enum fscc_status sd_dec_SECURITY_DESCRIPTOR(const struct smb2_buf *in,
 	sid_set(&e.owner, 1, cur_uid);
 	sid_set(&e.group, 2, cur_gid);
 	sid_set(&e.world, 0, 0);
+	/* S-1-5-11 */
+	memset(&e.authenticated, 0, sizeof(e.authenticated));
+	e.authenticated.auth[5] = 5;
+	e.authenticated.n = 1;
+	e.authenticated.sub[0] = 11;
 	if (off_owner) {
 		if (!sd_sid_at(&sd, off_owner, &s))
 			return FSCC_INVALID_SECURITY_DESCR;

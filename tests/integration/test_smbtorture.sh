@@ -20,7 +20,7 @@ shift
 KNOWNFAIL=$(dirname "$0")/smbtorture-knownfail.txt
 SUITES=${*:-connect read credits compound create getinfo dir rename lock \
 	delete-on-close-perms ioctl session oplock durable-open durable-v2-open \
-	compound_find openattr mkdir session-id rw streams}
+	compound_find openattr mkdir session-id rw streams maximum_allowed}
 # Per suite; the slowest (create, dir) take about 12 s here, more under
 # ASan. Samba's own need under 20 s each.
 SUITE_TIMEOUT=${SMBTORTURE_TIMEOUT:-150}
