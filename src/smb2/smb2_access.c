@@ -46,23 +46,37 @@ static uint32_t nt_rights(struct vfs_obj *o, const struct vfs_attr *a,
 			  uint32_t m)
 {
 	bool unlink_ok = m & DELETE, file_delete = false, parent_dc;
+	bool parent_acl = false, parent_list = false;
 	struct smb2_acl acl;
 	struct vfs_attr pa;
-	uint32_t r;
+	uint32_t r, pg = 0;
 
 	if (cred->uid == 0)
 		return m;
 	parent_dc = unlink_ok;
 	if (parent && !vfs_getattr(parent, &pa) &&
 	    !smb2_acl_get(parent, &pa, &acl)) {
-		parent_dc = smb2_acl_rights(&acl, cred) & FILE_DELETE_CHILD;
+		r = smb2_acl_rights(&acl, cred);
 		free(acl.sd);
+		parent_acl = true;
+		parent_dc = r & FILE_DELETE_CHILD;
+		parent_list = r & FILE_LIST_DIRECTORY;
 	}
 	if (!smb2_acl_get(o, a, &acl)) {
 		r = smb2_acl_rights(&acl, cred);
 		free(acl.sd);
 		m &= r;
 		file_delete = r & DELETE;
+		/* MS-FSA 2.1.5.1.2.1: who may list the directory may read
+		 * the attributes of what it holds, whatever its DACL says
+		 * (smbtorture acls.GENERIC). */
+		if (!(r & FILE_READ_ATTRIBUTES) && parent) {
+			if (!parent_acl &&
+			    !vfs_access(parent, VFS_ACCESS_READ, false, &pg))
+				parent_list = pg & VFS_ACCESS_READ;
+			if (parent_list)
+				m |= FILE_READ_ATTRIBUTES;
+		}
 	}
 	m &= ~DELETE;
 	if (unlink_ok && (file_delete || parent_dc))

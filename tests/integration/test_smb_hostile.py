@@ -2161,6 +2161,19 @@ def t_acls(c):
         expect("acl_owner_rewrites_dacl", sec_set(
             c, fid, 4, sd_b(dacl=dacl)), "SUCCESS")
         c.status(CLOSE, close_body(fid))
+    # a DACL without FILE_READ_ATTRIBUTES: who may list the directory
+    # reads the attributes all the same (MS-FSA 2.1.5.1.2.1)
+    fid = open_file(c, "aclra", disp=2, access=0x1F01FF)
+    expect("acl_set_write_only_dacl", sec_set(c, fid, 4, sd_b(dacl=acl_b(
+        [ace_b(0, 0, 0x2, me)]))), "SUCCESS")
+    c.status(CLOSE, close_body(fid))
+    r = c.call(CREATE, create_body("aclra", 1, access=0x80))
+    expect("acl_read_attributes_from_the_directory", r and r.status,
+           "SUCCESS")
+    if r and not r.status:
+        c.status(CLOSE, close_body(fid_of(r)))
+    r = c.call(CREATE, create_body("aclra", 1, access=0x1))
+    expect("acl_read_data_still_refused", r and r.status, "ACCESS_DENIED")
     # the mode changed underneath (an NFS chmod): the mode is the truth
     os.chmod(path, 0o640)
     fid = open_file(c, "aclf", disp=1, access=0x20080)

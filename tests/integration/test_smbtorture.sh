@@ -20,7 +20,9 @@ shift
 KNOWNFAIL=$(dirname "$0")/smbtorture-knownfail.txt
 SUITES=${*:-connect read credits compound create getinfo dir rename lock \
 	delete-on-close-perms ioctl session oplock durable-open durable-v2-open \
-	compound_find openattr mkdir session-id rw streams maximum_allowed}
+	compound_find openattr mkdir session-id rw streams maximum_allowed \
+	sharemode deny fileid tcon sdread check-sharemode async_dosmode \
+	compound_async ioctl-on-stream}
 # Per suite; the slowest (create, dir) take about 12 s here, more under
 # ASan. Samba's own need under 20 s each.
 SUITE_TIMEOUT=${SMBTORTURE_TIMEOUT:-150}
