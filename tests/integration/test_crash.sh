@@ -147,6 +147,14 @@ if [ "$acked" -ge $KILL_AFTER ] && [ "$acked" -lt $((NFILES * NBLOCKS)) ] &&
 else
 	t_fail "workload_killed_mid_way" "$acked blocks acknowledged; $(tail -n 3 "$T_DIR/writers.out" | tr '\n' ' ')"
 fi
+# a writer stops at the first wrong answer before the kill (an error, a
+# short count, a weaker stability, a verifier that changed): a failure,
+# not just a writer that did not finish
+if grep -qE '^(sync|unstable) writer [0-9]+: ' "$T_DIR/writers.out"; then
+	t_fail "no_wrong_answer_before_the_kill" "$(grep -E '^(sync|unstable) writer [0-9]+: ' "$T_DIR/writers.out" | head -n 3 | tr '\n' ' ')"
+else
+	t_ok "no_wrong_answer_before_the_kill"
+fi
 for f in $(seq 0 $((NFILES - 1))); do
 	a=$(grep -c "^ack $f [0-9]*[02468]\$" "$ACKS")
 	b=$(grep -c "^ack $f [0-9]*[13579]\$" "$ACKS")
