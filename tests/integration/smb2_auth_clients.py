@@ -61,9 +61,9 @@ failures = []
 
 def check(cond, what):
     if cond:
-        print("ok   " + what)
+        print("ok - " + what)
     else:
-        print("FAIL " + what)
+        print("not ok - " + what)
         failures.append(what)
 
 
