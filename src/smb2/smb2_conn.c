@@ -16,7 +16,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "smb2/smb2_async.h"
 #include "smb2/smb2_chan.h"
@@ -27,18 +26,12 @@
 struct smb2_conn *smb2_conn_new(struct conn *tc, const struct smb2_config *cfg)
 {
 	struct smb2_conn *c = calloc(1, sizeof(*c));
-	pthread_condattr_t ca;
 
 	if (!c)
 		return NULL;
 	c->tconn = tc;
 	c->cfg = cfg;
 	pthread_mutex_init(&c->mu, NULL);
-	/* timed waits on the monotonic clock (smb2_close_wait) */
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->busy_cv, &ca);
-	pthread_condattr_destroy(&ca);
 	/* Before NEGOTIATE the client has one credit: MessageId 0. */
 	c->seq_low = 0;
 	c->seq_range = 1;
@@ -76,7 +69,6 @@ void smb2_conn_free(struct smb2_conn *c)
 {
 	atomic_fetch_sub_explicit(&smb2_n_credits, c->seq_range - c->seq_nused,
 				  memory_order_relaxed);
-	pthread_cond_destroy(&c->busy_cv);
 	pthread_mutex_destroy(&c->mu);
 	free(c);
 }

@@ -899,21 +899,7 @@ static void work_release(struct smb2_work *w)
 	w->bind_chan = NULL;
 }
 
-static enum req_verdict process(struct req *r);
-
 enum req_verdict smb2_process(struct req *r)
-{
-	struct smb2_work *w = r->proto;
-	enum req_verdict v;
-
-	v = process(r);
-	/* Ran on a worker (or parked there): no CLOSE waits for it now. */
-	if (w && v != REQ_DEFER)
-		smb2_busy_done(w);
-	return v;
-}
-
-static enum req_verdict process(struct req *r)
 {
 	struct smb2_conn *c = r->conn_priv;
 	struct smb2_work *w = r->proto;
@@ -988,11 +974,8 @@ run:
 		if (!run_command(w)) {
 			if (w->parked)
 				return REQ_PARK;
-			if (w->deferred) {
-				/* a CLOSE read after it waits for it */
-				smb2_busy_note(w);
+			if (w->deferred)
 				return REQ_DEFER;
-			}
 			break; /* out of memory: what is done goes */
 		}
 		if (!rsp_commit(w, w->next_command != 0 && more_answers(w)))
@@ -1035,7 +1018,6 @@ void smb2_release(struct req *r)
 {
 	if (r->proto) {
 		smb2_park_unlist(r->proto);
-		smb2_busy_done(r->proto);
 		work_release(r->proto);
 	}
 }
@@ -1056,13 +1038,8 @@ bool smb2_may_inline(void *conn_priv, const uint8_t *msg, size_t len)
 	if (len < SMB2_HDR_LEN || get_le32(msg) != SMB2_PROTOCOL_ID)
 		return true; /* SMB1 upgrade, or closed at once */
 	cmd = get_le16(msg + SMB2_HDR_COMMAND);
-	if (cmd >= SMB2_NCOMMANDS)
+	if (cmd >= SMB2_NCOMMANDS || !smb2_cmds[cmd].inline_ok)
 		return false;
-	/* A command on a FileId passes through the loop even when it
-	 * defers at once: a CLOSE read after it must find it noted
-	 * (smb2_busy_note). */
-	if (!smb2_cmds[cmd].inline_ok)
-		return smb2_cmds[cmd].uses_fid;
 	return !smb2_cmds[cmd].inline_body ||
 	       smb2_cmds[cmd].inline_body(msg + SMB2_HDR_LEN,
 					  len - SMB2_HDR_LEN);

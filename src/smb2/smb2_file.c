@@ -6,8 +6,6 @@
  */
 #include "smb2/smb2_int.h"
 
-#include <time.h>
-
 #include "smb2/fscc.h"
 #include "smb2/smb2_info.h"
 #include "smb2/smb2_open.h"
@@ -41,109 +39,6 @@ uint32_t smb2_open_lookup(struct smb2_work *w, uint64_t persistent,
 	}
 	*out = o;
 	return STATUS_SUCCESS;
-}
-
-/* ---- CLOSE after the requests before it (smb2_int.h) ---- */
-
-/* Longest a CLOSE waits on a worker for the requests before it. */
-#define CLOSE_WAIT_MS 30000
-
-/* Where the FileId of @cmd's request sits in its body, or -1. */
-static int fid_at(uint16_t cmd)
-{
-	switch (cmd) {
-	case SMB2_READ:
-	case SMB2_WRITE:
-	case SMB2_SET_INFO:
-		return 16;
-	case SMB2_QUERY_INFO:
-		return 24;
-	case SMB2_QUERY_DIRECTORY:
-	case SMB2_IOCTL:
-	case SMB2_LOCK:
-	case SMB2_FLUSH:
-	case SMB2_CHANGE_NOTIFY:
-	case SMB2_OPLOCK_BREAK:
-		return 8;
-	default:
-		return -1;
-	}
-}
-
-void smb2_busy_note(struct smb2_work *w)
-{
-	struct smb2_conn *c = w->conn;
-	int at = fid_at(w->command);
-	size_t pos = w->off + SMB2_HDR_LEN + (size_t)at;
-	uint64_t p, v;
-
-	if (at < 0 || w->busy_listed || pos + 16 > w->off + w->cmd_len)
-		return;
-	p = get_le64(w->msg.base + pos);
-	v = get_le64(w->msg.base + pos + 8);
-	if (p == UINT64_MAX && v == UINT64_MAX &&
-	    (w->flags & SMB2_FLAGS_RELATED_OPERATIONS)) {
-		if (!w->have_fid)
-			return;
-		p = w->fid_persistent;
-		v = w->fid_volatile;
-	}
-	w->busy_persistent = p;
-	w->busy_volatile = v;
-	pthread_mutex_lock(&c->mu);
-	w->busy_next = c->busy;
-	c->busy = w;
-	w->busy_listed = true;
-	pthread_mutex_unlock(&c->mu);
-}
-
-void smb2_busy_done(struct smb2_work *w)
-{
-	struct smb2_conn *c = w->conn;
-	struct smb2_work **pp;
-
-	if (!w->busy_listed)
-		return;
-	pthread_mutex_lock(&c->mu);
-	for (pp = &c->busy; *pp; pp = &(*pp)->busy_next) {
-		if (*pp == w) {
-			*pp = w->busy_next;
-			break;
-		}
-	}
-	w->busy_listed = false;
-	pthread_cond_broadcast(&c->busy_cv);
-	pthread_mutex_unlock(&c->mu);
-}
-
-/* conn.mu held: does a request other than @w work on FileId (@p, @v)? */
-static bool busy_with(const struct smb2_work *w, uint64_t p, uint64_t v)
-{
-	for (const struct smb2_work *b = w->conn->busy; b; b = b->busy_next)
-		if (b != w && b->busy_persistent == p && b->busy_volatile == v)
-			return true;
-	return false;
-}
-
-bool smb2_close_wait(struct smb2_work *w, uint64_t p, uint64_t v)
-{
-	struct smb2_conn *c = w->conn;
-	struct timespec until;
-	bool busy;
-
-	pthread_mutex_lock(&c->mu);
-	busy = busy_with(w, p, v);
-	if (!busy || w->req->nowait) {
-		pthread_mutex_unlock(&c->mu);
-		return busy; /* on the event loop: to a worker, which waits */
-	}
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += CLOSE_WAIT_MS / 1000;
-	while (busy_with(w, p, v) &&
-	       pthread_cond_timedwait(&c->busy_cv, &c->mu, &until) == 0)
-		;
-	pthread_mutex_unlock(&c->mu);
-	return false;
 }
 
 /* FileId at @b's position (16 bytes: persistent, volatile). */
@@ -181,13 +76,6 @@ uint32_t smb2_cmd_close(struct smb2_work *w, struct smb2_buf *body)
 	st = smb2_open_lookup(w, p, v, &o);
 	if (st != STATUS_SUCCESS)
 		return st;
-	/* After the requests before it on this FileId that went to a
-	 * worker, as they were sent (smb2_close_wait). */
-	if (smb2_close_wait(w, w->fid_persistent, w->fid_volatile)) {
-		smb2_open_put(o);
-		w->req->defer = true;
-		return STATUS_SUCCESS;
-	}
 	/* A close that may delete the file (or stream) unlinks it: on a
 	 * worker, not the event loop. */
 	if (w->req->nowait && close_may_delete(o)) {

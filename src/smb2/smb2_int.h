@@ -120,11 +120,6 @@ struct smb2_conn {
 	/* Requests parked on a grant break (smb2_oplock.c), through
 	 * smb2_work.park_next: the connection's close lets them go. */
 	struct smb2_work *parked;
-	/* Requests gone to a worker naming a FileId, through
-	 * smb2_work.busy_next: a CLOSE of that FileId read after them waits
-	 * for them (smb2_close_order), signalled on busy_cv. */
-	struct smb2_work *busy;
-	pthread_cond_t busy_cv;
 	/* Operations answered STATUS_PENDING (smb2_async.h). */
 	struct smb2_async *asyncs;
 	uint32_t nasync;
@@ -365,11 +360,6 @@ struct smb2_work {
 	bool interim_sent;           /* its STATUS_PENDING went out */
 	struct state_grant_waiter park_wt;
 	struct smb2_work *park_next; /* smb2_conn.parked; conn.mu */
-	/* On smb2_conn.busy (conn.mu) with the FileId it names. */
-	struct smb2_work *busy_next;
-	uint64_t busy_persistent;
-	uint64_t busy_volatile;
-	bool busy_listed;
 	bool park_listed;            /* conn.mu */
 };
 
@@ -577,21 +567,6 @@ uint32_t smb2_cmd_oplock_break(struct smb2_work *w, struct smb2_buf *body);
  * releases it (its connection is closed).
  */
 void smb2_park_unlist(struct smb2_work *w);
-
-/*
- * Order between a CLOSE and the requests before it on its connection
- * that went to a worker (a CLOSE may finish on the event loop, and
- * would overtake them: their FileId closed under them, smbtorture
- * compound_find.compound_find_close). smb2_busy_note() - @w goes to a
- * worker: noted with the FileId its command names, if any.
- * smb2_busy_done() - @w finished (or will not run): off the list.
- * smb2_close_wait() - a CLOSE of FileId (@p, @v): true when it must
- * wait and is on the event loop (then it defers); on a worker it waits
- * here until they are done (30 s at most) and returns false.
- */
-void smb2_busy_note(struct smb2_work *w);
-void smb2_busy_done(struct smb2_work *w);
-bool smb2_close_wait(struct smb2_work *w, uint64_t p, uint64_t v);
 void smb2_park_release_all(struct smb2_conn *c);
 /* smb2_rw.c */
 uint32_t smb2_cmd_read(struct smb2_work *w, struct smb2_buf *body);
