@@ -303,11 +303,15 @@ static void eval_ace(struct dacl_eval *e, uint8_t type, uint32_t mask,
 		cls |= 1u << CLS_U;
 	if (sid_eq(s, &e->group))
 		cls |= 1u << CLS_G;
-	/* Everyone, and Authenticated Users, which every user nasd lets
-	 * in is (no guest without an export option that asks for one):
-	 * Windows' "Authenticated Users: Read" reads as other's r. */
-	if (sid_eq(s, &e->world) || sid_eq(s, &e->authenticated))
+	if (sid_eq(s, &e->world))
 		cls |= 1u << CLS_U | 1u << CLS_G | 1u << CLS_O;
+	/* Authenticated Users: the owner and the group are; "other" also
+	 * holds anonymous NFS callers and guests, which are not (so not
+	 * other's bits, and the mapping says it lost something). */
+	if (sid_eq(s, &e->authenticated)) {
+		cls |= 1u << CLS_U | 1u << CLS_G;
+		e->lossy |= SD_LOSSY_SID;
+	}
 	if (!cls) {
 		e->lossy |= SD_LOSSY_SID;
 		return;

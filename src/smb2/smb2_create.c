@@ -714,16 +714,20 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 		/* The attributes asked for replace the file's (below), and
 		 * a file's READONLY is its mode's write bits (fscc.h), as
 		 * SET_INFO sets it (smbtorture smb2.openattr). */
+		struct vfs_sattr sm = { .set_mode = true };
 		bool ro = c.attrs & FILE_ATTRIBUTE_READONLY;
 
-		if (a.type != VFS_DIR && ro && (a.mode & 0222)) {
-			sa.set_mode = true;
-			sa.mode = a.mode & ~0222u;
-		} else if (a.type != VFS_DIR && !ro && !(a.mode & 0222)) {
-			sa.set_mode = true;
-			sa.mode = a.mode | 0200u;
-		}
 		err = vfs_setattr(obj, &sa);
+		/* After the truncation, and as far as the user may (only
+		 * the owner changes a mode): the overwrite stands. */
+		if (!err && a.type != VFS_DIR && ro && (a.mode & 0222)) {
+			sm.mode = a.mode & ~0222u;
+			(void)vfs_setattr(obj, &sm);
+		} else if (!err && a.type != VFS_DIR && !ro &&
+			   !(a.mode & 0222)) {
+			sm.mode = a.mode | 0200u;
+			(void)vfs_setattr(obj, &sm);
+		}
 		if (!err)
 			err = vfs_getattr(obj, &a);
 		if (err)

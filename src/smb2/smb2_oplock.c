@@ -145,7 +145,14 @@ uint8_t smb2_oplock_grant(struct smb2_work *w, struct smb2_open *o,
 		smb2_open_put(o);
 		return SMB2_OPLOCK_LEVEL_NONE;
 	}
+	/* A close on another thread (LOGOFF, TREE_DISCONNECT) may have
+	 * released the open meanwhile: then the grant goes at once. */
 	pthread_mutex_lock(&o->mu);
+	if (atomic_load(&o->dead)) {
+		pthread_mutex_unlock(&o->mu);
+		state_grant_remove(g);
+		return SMB2_OPLOCK_LEVEL_NONE;
+	}
 	o->grant = g;
 	pthread_mutex_unlock(&o->mu);
 	return level_wire(may);

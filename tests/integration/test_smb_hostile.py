@@ -2128,9 +2128,10 @@ def t_acls(c):
     got = sec_get(c, fid)
     parts = sd_parts(got) if got else (0, None, None, None)
     check("acl_dacl_back_as_set", parts[3] == dacl, repr(got))
-    # "Authenticated Users: read" (every user nasd lets in) is others' r
+    # "Authenticated Users: read" is the owner's and the group's r, not
+    # other's (anonymous NFS callers and guests are not authenticated)
     check("acl_authenticated_users_read_is_mode_r",
-          os.stat(path).st_mode & 0o777 == 0o744,
+          os.stat(path).st_mode & 0o777 == 0o740,
           oct(os.stat(path).st_mode))
     check("acl_owner_is_the_user", parts[1] == sid_b(me), repr(parts))
     check("acl_control_dacl_present", parts[0] & 0x8004 == 0x8004,
