@@ -711,23 +711,17 @@ uint32_t smb2_cmd_create(struct smb2_work *w, struct smb2_buf *body)
 	} else if (action == FILE_OVERWRITTEN || action == FILE_SUPERSEDED) {
 		struct vfs_sattr sa = { .set_size = true, .size = 0 };
 
-		/* The attributes asked for replace the file's (below), and
-		 * a file's READONLY is its mode's write bits (fscc.h), as
-		 * SET_INFO sets it (smbtorture smb2.openattr). */
 		struct vfs_sattr sm = { .set_mode = true };
-		bool ro = c.attrs & FILE_ATTRIBUTE_READONLY;
 
 		err = vfs_setattr(obj, &sa);
-		/* After the truncation, and as far as the user may (only
-		 * the owner changes a mode): the overwrite stands. */
-		if (!err && a.type != VFS_DIR && ro && (a.mode & 0222)) {
-			sm.mode = a.mode & ~0222u;
+		/* The attributes asked for replace the file's (below), its
+		 * READONLY too (smbtorture smb2.openattr): after the
+		 * truncation, and as far as the user may (only the owner
+		 * changes a mode), the overwrite standing either way. */
+		if (!err && smb2_readonly_mode(&a, c.attrs &
+						FILE_ATTRIBUTE_READONLY,
+					&sm.mode))
 			(void)vfs_setattr(obj, &sm);
-		} else if (!err && a.type != VFS_DIR && !ro &&
-			   !(a.mode & 0222)) {
-			sm.mode = a.mode | 0200u;
-			(void)vfs_setattr(obj, &sm);
-		}
 		if (!err)
 			err = vfs_getattr(obj, &a);
 		if (err)

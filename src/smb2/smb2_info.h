@@ -16,6 +16,15 @@ void smb2_info_fill(struct vfs_obj *obj, const char *name, size_t len,
 		    const struct vfs_attr *a, struct fscc_file_info *fi);
 
 /*
+ * smb2_readonly_mode() - a file's READONLY attribute is its mode's write
+ * bits (fscc.h): the mode that says @readonly for a file of @a in
+ * *@mode, and true, when its present mode does not (false: unchanged,
+ * or a directory, whose mode READONLY never touches).
+ */
+bool smb2_readonly_mode(const struct vfs_attr *a, bool readonly,
+			uint32_t *mode);
+
+/*
  * smb2_dos_store() - make @obj (vfs attributes @a) report the attributes
  * @attrib (its FSCC_ATTR_KEPT bits; a file's READONLY is the caller's to
  * apply to the mode) and, unless @create_time is NULL, that creation time,

@@ -545,6 +545,9 @@ void smb2_oplock_release(struct smb2_open *o);
  * another thread, which removes the grant (o->grant is o->mu's).
  */
 struct state_grant *smb2_oplock_hold(struct smb2_open *o);
+
+/* smb2_oplock_held() - does @o hold an oplock grant now? */
+bool smb2_oplock_held(struct smb2_open *o);
 /*
  * smb2_grant_break() - the command is about to do @ask to the file of
  * @sf (or, @sf NULL, of @obj): break what conflicts. STATUS_SUCCESS to go

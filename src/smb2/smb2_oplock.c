@@ -170,6 +170,16 @@ struct state_grant *smb2_oplock_hold(struct smb2_open *o)
 	return g;
 }
 
+bool smb2_oplock_held(struct smb2_open *o)
+{
+	bool held;
+
+	pthread_mutex_lock(&o->mu);
+	held = o->grant != NULL;
+	pthread_mutex_unlock(&o->mu);
+	return held;
+}
+
 uint8_t smb2_oplock_level(struct smb2_open *o)
 {
 	struct state_grant *g = smb2_oplock_hold(o);

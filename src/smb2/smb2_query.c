@@ -39,6 +39,15 @@ void smb2_info_fill(struct vfs_obj *obj, const char *name, size_t len,
 	fi->attributes = fscc_attributes_normalize(fi->attributes);
 }
 
+bool smb2_readonly_mode(const struct vfs_attr *a, bool readonly,
+			uint32_t *mode)
+{
+	if (a->type == VFS_DIR || readonly != !!(a->mode & 0222))
+		return false;
+	*mode = readonly ? a->mode & ~0222u : a->mode | 0200u;
+	return true;
+}
+
 int smb2_dos_store(struct vfs_obj *obj, const struct vfs_attr *a,
 		   uint32_t attrib, const uint64_t *create_time)
 {

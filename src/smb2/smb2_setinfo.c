@@ -70,19 +70,10 @@ static uint32_t set_basic(struct smb2_open *o, struct smb2_buf *in)
 					     : NULL);
 		if (err && err != -EOPNOTSUPP)
 			return smb2_status(SMB2_SET_INFO, err);
-		/* A file's read-only attribute is the mode's write bits
-		 * (fscc.h). */
-		if (sb.attributes && !o->is_dir &&
-		    (sb.attributes & FILE_ATTRIBUTE_READONLY) &&
-		    (a.mode & 0222)) {
-			sa.set_mode = true;
-			sa.mode = a.mode & ~0222u;
-		} else if (sb.attributes && !o->is_dir &&
-			   !(sb.attributes & FILE_ATTRIBUTE_READONLY) &&
-			   !(a.mode & 0222)) {
-			sa.set_mode = true;
-			sa.mode = a.mode | 0200u;
-		}
+		if (sb.attributes && !o->is_dir)
+			sa.set_mode = smb2_readonly_mode(
+				&a, sb.attributes & FILE_ATTRIBUTE_READONLY,
+				&sa.mode);
 	}
 	if (!sa.set_mode && sa.atime_how == VFS_TIME_DONT &&
 	    sa.mtime_how == VFS_TIME_DONT)
@@ -259,7 +250,6 @@ static uint32_t set_stream_rename(struct smb2_work *w, struct smb2_open *o,
 	struct state_holder h = { .id = o, .tag = STATE_HOLDER_SMB };
 	char txname[SMB2_STREAM_XNAME_SIZE], *copy, *old;
 	struct state_file *nsf, *osf;
-	struct state_grant *g;
 	struct fscc_set_link l;
 	const char *sname;
 	uint32_t access, deny, st;
@@ -300,10 +290,7 @@ static uint32_t set_stream_rename(struct smb2_work *w, struct smb2_open *o,
 	} else if (err != -ENOENT) {
 		return smb2_status(SMB2_SET_INFO, err);
 	}
-	g = smb2_oplock_hold(o);
-	if (g)
-		state_grant_put(g);
-	if (g || state_lock_count(o->sf, &h) ||
+	if (smb2_oplock_held(o) || state_lock_count(o->sf, &h) ||
 	    state_share_count(o->sf) > 1 ||
 	    o->nsf_old == SMB2_STREAM_RENAMES_MAX)
 		return STATUS_ACCESS_DENIED;
